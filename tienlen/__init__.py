@@ -1,0 +1,40 @@
+"""Tiến lên (Thirteen) rules engine: the three rule sets of RULES.md, exactly.
+
+One clear entry point, :class:`Game`, over small immutable values
+(:class:`Card`, :class:`Combo`, :class:`RuleSet`).  Pure Python: no Discord,
+no database, no asyncio, no wall clock; shuffles are seeded.
+
+>>> from tienlen import Game, RULESETS, parse_cards
+>>> game = Game.deal(RULESETS["mien-nam"], 4, seed=2026)
+>>> seat = game.turn
+>>> first = min(game.legal_plays(seat), key=lambda combo: combo.size)
+>>> game.play(seat, first).combo == first
+True
+"""
+
+from tienlen.cards import Card, InvalidCardError, Rank, Suit, cards_of, format_cards, mask_of, parse_cards
+from tienlen.combos import Combo, ComboKind, classify
+from tienlen.errors import IllegalPlayError, InvalidComboError, TienLenError
+from tienlen.game import Action, ChopEvent, Game, Outcome, Payment, PaymentReason
+from tienlen.instant import InstantWin
+from tienlen.rules import (
+    DEFAULT_RULESET,
+    RULESETS,
+    Bomb,
+    ChopTarget,
+    CongRule,
+    FinishOnTwo,
+    InstantWinKind,
+    InstantWinTieBreak,
+    LeftoverRule,
+    OutOfTurnResume,
+    RuleSet,
+)
+
+__all__ = [
+    "Action", "Bomb", "Card", "ChopEvent", "ChopTarget", "Combo", "ComboKind", "CongRule",
+    "DEFAULT_RULESET", "FinishOnTwo", "Game", "IllegalPlayError", "InstantWin", "InstantWinKind",
+    "InstantWinTieBreak", "InvalidCardError", "InvalidComboError", "LeftoverRule", "Outcome",
+    "OutOfTurnResume", "Payment", "PaymentReason", "RULESETS", "Rank", "RuleSet", "Suit",
+    "TienLenError", "cards_of", "classify", "format_cards", "mask_of", "parse_cards",
+]

@@ -1,0 +1,139 @@
+"""Money of a finished game, as pairwise payments in bet units (RULES.md §5).
+
+Kept apart from :mod:`tienlen.game` so the flow of play and the money can be
+read separately.  Everything here reads a finished :class:`~tienlen.game.Game`;
+nothing changes it.  The rake and the "no one receives more than the loser
+still has" cap are applied by the chips layer, not here.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import TYPE_CHECKING
+
+from tienlen.holdings import held_value
+from tienlen.rules import CongRule, LeftoverRule
+
+if TYPE_CHECKING:
+    from tienlen.game import Game, Payment
+
+__all__ = ["game_payments", "cong_culprit"]
+
+
+def game_payments(game: "Game") -> list["Payment"]:
+    """Every payment of ``game``: instant win, or places + chops + cóng + thối + leaving."""
+    from tienlen.game import Payment, PaymentReason
+
+    rules = game.rules
+    if game.instant_win is not None:
+        winner = game.instant_win.seat
+        return [
+            Payment(seat, winner, rules.instant_win_payment, PaymentReason.INSTANT_WIN)
+            for seat in range(game.players)
+            if seat != winner
+        ]
+    payments: list[Payment] = []
+    payments += _place_payments(game)
+    payments += _cong_payments(game)
+    payments += _chop_payments(game)
+    payments += _leftover_payments(game)
+    payments += _penalty_payments(game, game.penalised, rules.finish_on_two_penalty, PaymentReason.FINISH_PENALTY)
+    payments += _penalty_payments(game, game.left, rules.leave_penalty, PaymentReason.LEAVE_PENALTY)
+    return [payment for payment in payments if payment.units > 0]
+
+
+def _place_payments(game: "Game") -> list["Payment"]:
+    """Place money; a frozen or thối player's line is replaced by what they pay instead."""
+    from tienlen.game import Payment, PaymentReason
+
+    places = game.places
+    replaced = set(game.cong) | set(game.penalised)
+    out = []
+    for payer_place, payee_place, units in game.rules.place_lines(game.players):
+        payer, payee = places[payer_place], places[payee_place]
+        if payer in replaced or payee in replaced:
+            continue
+        out.append(Payment(payer, payee, units, PaymentReason.PLACE))
+    return out
+
+
+def _cong_payments(game: "Game") -> list["Payment"]:
+    from tienlen.game import Payment, PaymentReason
+
+    frozen = game.cong
+    if not frozen:
+        return []
+    rules = game.rules
+    winner = game.places[0]
+    owed = {seat: rules.cong_base + held_value(rules, game.hand_mask(seat)) for seat in frozen}
+    culprit = cong_culprit(game)
+    if culprit is not None:
+        out = [Payment(culprit, winner, sum(owed.values()), PaymentReason.CONG)]
+    else:
+        out = [Payment(seat, winner, owed[seat], PaymentReason.CONG) for seat in frozen]
+    if rules.cong is CongRule.IWIN and len(frozen) == 2:
+        # iwin: with two frozen the game ends and the one left pays a "ván nhì".
+        for seat in range(game.players):
+            if seat != winner and seat not in frozen and seat not in game.left:
+                out.append(Payment(seat, winner, 1, PaymentReason.PLACE))
+    return out
+
+
+def cong_culprit(game: "Game") -> int | None:
+    """iwin "đền bài": with three frozen, the first (in seat order after the
+    winner) who passed on a play they could have beaten pays for all three."""
+    frozen = game.cong
+    if game.rules.cong is not CongRule.IWIN or len(frozen) != 3:
+        return None
+    culprits = [seat for seat in frozen if seat in game.passed_with_play]
+    return culprits[0] if culprits else None
+
+
+def _chop_payments(game: "Game") -> list["Payment"]:
+    """Each chain of chops: the last chopped player pays the whole chain to the last chopper."""
+    from tienlen.game import Payment, PaymentReason
+
+    if not game.rules.chop_money:
+        return []
+    out = []
+    for _, events in groupby(game.chops, key=lambda event: event.round):
+        last = list(events)[-1]
+        if last.chopped_went_out or last.chopper in game.left:
+            continue
+        out.append(Payment(last.chopped, last.chopper, last.chain_value, PaymentReason.CHOP))
+    return out
+
+
+def _leftover_payments(game: "Game") -> list["Payment"]:
+    """Thối / úng: the player left holding cards pays for their 2s and bombs
+    to the player placed just above them (iwin: 3rd collects from 4th)."""
+    from tienlen.game import Payment, PaymentReason
+
+    rules = game.rules
+    holder = game.last_holder
+    if rules.leftover is LeftoverRule.NONE or holder is None or game.cong:
+        return []
+    if rules.leftover is LeftoverRule.NORTH:
+        value = held_value(rules, game.hand_mask(holder), four_of_a_kind=rules.north_leftover_four_of_a_kind)
+    else:
+        value = held_value(rules, game.hand_mask(holder))
+    places = game.places
+    position = places.index(holder)
+    if position == 0 or value == 0:
+        return []
+    return [Payment(holder, places[position - 1], value, PaymentReason.LEFTOVER)]
+
+
+def _penalty_payments(game: "Game", payers, units: int, reason) -> list["Payment"]:
+    """Each of ``payers`` pays ``units`` to every other seat still at the table."""
+    from tienlen.game import Payment
+
+    if units <= 0:
+        return []
+    left = set(game.left)
+    return [
+        Payment(payer, seat, units, reason)
+        for payer in payers
+        for seat in range(game.players)
+        if seat != payer and seat not in left
+    ]
