@@ -15,7 +15,7 @@ True
 from tienlen.cards import Card, InvalidCardError, Rank, Suit, cards_of, format_cards, mask_of, parse_cards
 from tienlen.combos import Combo, ComboKind, classify
 from tienlen.errors import IllegalPlayError, InvalidComboError, TienLenError
-from tienlen.game import Action, ChopEvent, Game, Outcome, Payment, PaymentReason
+from tienlen.game import Action, ChopEvent, Game, Outcome, Payment, PaymentReason, SeatView
 from tienlen.instant import InstantWin
 from tienlen.rules import (
     DEFAULT_RULESET,
@@ -35,6 +35,6 @@ __all__ = [
     "Action", "Bomb", "Card", "ChopEvent", "ChopTarget", "Combo", "ComboKind", "CongRule",
     "DEFAULT_RULESET", "FinishOnTwo", "Game", "IllegalPlayError", "InstantWin", "InstantWinKind",
     "InstantWinTieBreak", "InvalidCardError", "InvalidComboError", "LeftoverRule", "Outcome",
-    "OutOfTurnResume", "Payment", "PaymentReason", "RULESETS", "Rank", "RuleSet", "Suit",
+    "OutOfTurnResume", "Payment", "PaymentReason", "RULESETS", "Rank", "RuleSet", "SeatView", "Suit",
     "TienLenError", "cards_of", "classify", "format_cards", "mask_of", "parse_cards",
 ]

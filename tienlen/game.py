@@ -41,7 +41,7 @@ from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
 from tienlen.rules import Bomb, CongRule, FinishOnTwo, LeftoverRule, OutOfTurnResume, RuleSet, RULESETS
 
-__all__ = ["Game", "Action", "Payment", "PaymentReason", "ChopEvent", "Outcome", "JSON_FORMAT"]
+__all__ = ["Game", "SeatView", "Action", "Payment", "PaymentReason", "ChopEvent", "Outcome", "JSON_FORMAT"]
 
 JSON_FORMAT = 1
 
@@ -128,6 +128,50 @@ class Outcome(NamedTuple):
     """Who leads the new round, when ``round_over``."""
     finished: bool = False
     timed_out_pass: bool = False
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What one seat may know: its own hand and everything played in public.
+
+    This is all an AI player receives; other hands appear only as card counts.
+    """
+
+    rules: RuleSet
+    seat: int
+    players: int
+    hand: int
+    """This seat's cards (mask)."""
+    counts: tuple[int, ...]
+    """Cards left in each seat's hand."""
+    played: tuple[int, ...]
+    """Cards each seat has played so far (masks)."""
+    top: Combo | None
+    top_owner: int | None
+    turn: int | None
+    passed: frozenset[int]
+    in_play: tuple[bool, ...]
+    places: tuple[int, ...]
+    left: tuple[int, ...]
+    has_played: tuple[bool, ...]
+    first_game: bool
+    previous_winner: int | None
+    required: int
+    """Mask of the card the opening lead must contain (0 if none)."""
+    actions: tuple[Action, ...]
+    """The public action log (a lead-time-out records the card it played)."""
+    legal_plays: tuple[Combo, ...]
+    """The engine's legal plays for this seat now."""
+
+    @property
+    def unseen(self) -> int:
+        """Cards this seat has not seen: in other hands, or out of play."""
+        from tienlen.cards import FULL_DECK
+
+        seen = self.hand
+        for mask in self.played:
+            seen |= mask
+        return FULL_DECK & ~seen
 
 
 @dataclass
@@ -333,8 +377,6 @@ class Game:
         played = 0
         for dealt, now in zip(self._dealt, self._hands):
             played |= dealt & ~now
-        for seat in self._left:
-            played &= ~self._dealt[seat]
         return played
 
     def has_played(self, seat: int) -> bool:
@@ -681,6 +723,32 @@ class Game:
         if not self._required:
             return None
         return next(seat for seat in range(self.players) if self._dealt[seat] & self._required)
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know now (for AI players)."""
+        played = tuple(dealt & ~now for dealt, now in zip(self._dealt, self._hands))
+        round_ = self._round
+        return SeatView(
+            rules=self.rules,
+            seat=seat,
+            players=self.players,
+            hand=self._hands[seat],
+            counts=tuple(mask.bit_count() if seat_ not in self._left else 0 for seat_, mask in enumerate(self._hands)),
+            played=played,
+            top=round_.top,
+            top_owner=round_.owner,
+            turn=self._turn,
+            passed=frozenset(round_.passed),
+            in_play=tuple(self._in_play),
+            places=tuple(self.places),
+            left=tuple(self._left),
+            has_played=tuple(self._played_any),
+            first_game=self.first_game,
+            previous_winner=self.previous_winner,
+            required=self._required,
+            actions=tuple(self._actions),
+            legal_plays=tuple(self.legal_plays(seat)),
+        )
 
     # ----------------------------------------------------------------- money
     def payments(self) -> list[Payment]:
