@@ -1,0 +1,44 @@
+"""Card pictures for the bot, drawn with Pillow (no image or font downloads).
+
+>>> from tienlen.cards import parse_cards
+>>> png = render_hand(parse_cards("3S 4S 5H 10D QC 2H"))
+>>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+True
+
+Modules: :mod:`render.pictures` lays out and encodes the pictures,
+:mod:`render.faces` draws and caches card sprites, :mod:`render.suits` the
+vector suit symbols, :mod:`render.text` fonts and safe text for user names,
+:mod:`render.examples` regenerates the README images.
+"""
+
+from .faces import LARGE, SMALL, CardGeometry
+from .pictures import (
+    MARGIN,
+    MAX_WIDTH,
+    RAISE,
+    hand_size,
+    render_final_hands,
+    render_hand,
+    render_play,
+    warm_up,
+)
+
+CARD_SIZE: tuple[int, int] = LARGE.size
+"""Width and height in px of a card in hand and play pictures."""
+
+SMALL_CARD_SIZE: tuple[int, int] = SMALL.size
+"""Width and height in px of a card in the end-of-game picture."""
+
+__all__ = [
+    "render_hand",
+    "render_play",
+    "render_final_hands",
+    "warm_up",
+    "hand_size",
+    "CARD_SIZE",
+    "SMALL_CARD_SIZE",
+    "CardGeometry",
+    "MARGIN",
+    "MAX_WIDTH",
+    "RAISE",
+]
