@@ -281,6 +281,27 @@ class RuleSet:
                 return lines
         raise ValueError(f"no place money for {players} players")
 
+    def max_plausible_loss(self, players: int = 4) -> int:
+        """Bet units one player could plausibly lose in one game; a table asks
+        this many bets of each player before they sit down.
+
+        The worst of: last place plus thối on two red 2s and a four of a kind;
+        cóng with the same cards; going out on a 2 (mien-bac) — plus one chopped
+        red 2 and the leave penalty to everyone else.
+
+        >>> [RULESETS[name].max_plausible_loss() for name in ("mien-nam", "iwin", "mien-bac")]
+        [14, 13, 9]
+        """
+        others = players - 1
+        worst_place = max(units for count, lines in self.place_payments for _, _, units in lines)
+        caught_quad = self.north_leftover_four_of_a_kind if self.leftover is LeftoverRule.NORTH else self.four_of_a_kind_value
+        caught = 2 * self.red_two_value + caught_quad
+        leftover = caught if self.leftover is not LeftoverRule.NONE else 0
+        frozen = self.cong_base + caught if self.cong is not CongRule.NONE else 0
+        finish = self.finish_on_two_penalty * others if self.finish_on_two is FinishOnTwo.PENALTY else 0
+        chop = self.red_two_value if self.chop_money else 0
+        return max(worst_place + leftover, frozen, finish) + chop + self.leave_penalty * others
+
     def players_ok(self, players: int) -> bool:
         return self.min_players <= players <= self.max_players
 

@@ -1,0 +1,73 @@
+"""/chips balance, /chips daily and /leaderboard: reading and claiming chips."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice, locale_str
+from discord.ext import commands
+
+import db
+from cogs.replies import EXPECTED, fail, lang_of, reply, within
+from cogs.stats_pages import leaderboard_embed
+from i18n import t
+from runtime.settings import Settings
+
+__all__ = ["ChipsCog"]
+
+BY_CHOICES = [
+    Choice(name=locale_str("chips", key="choice.chips"), value="chips"),
+    Choice(name=locale_str("wins", key="choice.wins"), value="wins"),
+    Choice(name=locale_str("win rate", key="choice.winrate"), value="winrate"),
+]
+
+
+class ChipsCog(commands.Cog, name="ChipsCog"):
+    chips = app_commands.Group(name="chips", description=locale_str("Your chips in this server", key="cmd.chips"),
+                               guild_only=True)
+
+    def __init__(self, database: db.Database, settings: Settings) -> None:
+        self.db = database
+        self.settings = settings
+
+    @chips.command(name="balance", description=locale_str("Show a chip balance", key="cmd.balance"))
+    @app_commands.describe(user=locale_str("Whose balance (default: you)", key="arg.user"))
+    async def balance(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
+        target = user or interaction.user
+        lang = lang_of(interaction)
+        try:
+            if target.id == interaction.user.id:
+                account = await within(interaction, db.get_or_create_account(
+                    self.db, interaction.guild_id, target.id, starting_chips=self.settings.starting_chips))  # type: ignore[arg-type]
+            else:
+                account = await within(interaction, db.get_account(self.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        if account is None:
+            return await reply(interaction, t(lang, "chips.no_account", name=target.display_name))
+        await reply(interaction, t(lang, "chips.balance", name=target.display_name, balance=f"{account.balance:,}"))
+
+    @chips.command(name="daily", description=locale_str("Claim your daily chips", key="cmd.daily"))
+    async def daily(self, interaction: discord.Interaction) -> None:
+        lang = lang_of(interaction)
+        try:
+            claim = await within(interaction, db.claim_daily(
+                self.db, interaction.guild_id, interaction.user.id,  # type: ignore[arg-type]
+                amount=self.settings.daily_chips, starting_chips=self.settings.starting_chips))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, t(lang, "chips.daily", amount=f"{claim.amount:,}", balance=f"{claim.balance:,}"))
+
+    @app_commands.command(name="leaderboard", description=locale_str("The best players of this server", key="cmd.leaderboard"))
+    @app_commands.describe(by=locale_str("Rank by chips, wins or win rate", key="arg.by"))
+    @app_commands.choices(by=BY_CHOICES)
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction, by: Choice[str] | None = None) -> None:
+        order = by.value if by else "chips"
+        try:
+            board = await within(interaction, db.leaderboard(
+                self.db, interaction.guild_id, by=order, caller_id=interaction.user.id))  # type: ignore[arg-type]
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, embed=leaderboard_embed(board, order, lang_of(interaction), interaction.user.id),
+                    ephemeral=False)

@@ -1,0 +1,232 @@
+"""The runtime's voice in Discord: table message edits, DMs of hands, summaries.
+
+Implements :class:`runtime.manager.Notifier`.  The public table message is
+edited in place and the edits are coalesced (one in flight per table, at most
+one per ``table_edit_interval``) because Discord rate-limits message edits per
+channel.  Hands go by DM; when a player's DMs are closed the ephemeral "My
+hand" view serves instead and the player is told once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from cogs.components import hand_view, table_view
+from cogs.presenter import hand_embed, summary_embed, table_embed
+from i18n import language_of, t
+from runtime.snapshot import HandSnapshot, TableSnapshot
+from tienlen.cards import mask_of
+
+if TYPE_CHECKING:
+    from runtime.manager import TableManager
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Messenger", "hand_files", "hand_fingerprint"]
+
+PLAY_IMAGE = "play.png"
+HAND_IMAGE = "hand.png"
+FINAL_IMAGE = "final.png"
+
+
+def hand_fingerprint(hand: HandSnapshot) -> tuple[Any, ...]:
+    """What a rendered hand message shows; equal fingerprints need no edit."""
+    return (hand.game_id, mask_of(hand.cards), tuple(c.mask for c in hand.legal), hand.is_turn, hand.can_pass,
+            hand.out_of_turn, hand.top, hand.in_play, hand.finished, mask_of(hand.selected))
+
+
+def hand_files(hand: HandSnapshot) -> list[discord.File]:
+    """The hand picture (numbered cards matching the picker)."""
+    if not hand.cards:
+        return []
+    from render import render_hand
+
+    playable = {card for combo in hand.legal for card in combo.cards} if (hand.is_turn or hand.out_of_turn) else None
+    data = render_hand(list(hand.cards), selected=hand.selected, playable=playable)
+    return [discord.File(io.BytesIO(data), filename=HAND_IMAGE)]
+
+
+class Messenger:
+    def __init__(self, bot: discord.Client, *, edit_interval: float = 1.0) -> None:
+        self.bot = bot
+        self.edit_interval = edit_interval
+        self.manager: "TableManager | None" = None
+        self._latest: dict[int, TableSnapshot] = {}
+        self._dirty: set[int] = set()
+        self._editors: dict[int, asyncio.Task[None]] = {}
+        self._shown_top: dict[int, Any] = {}
+        self._posted_summaries: set[int] = set()
+        self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...]]] = {}
+        self.dm_closed: set[tuple[int, int]] = set()
+        self._dm_notice_due: set[tuple[int, int]] = set()
+
+    # --------------------------------------------------------- language
+    def public_lang(self, guild_id: int) -> str:
+        guild = self.bot.get_guild(guild_id)
+        return language_of(guild.preferred_locale if guild else None)
+
+    def user_lang(self, snapshot_or_channel: Any, seat: int | None = None, user_id: int | None = None) -> str:
+        manager = self.manager
+        if manager is None:
+            return "en"
+        channel_id = getattr(snapshot_or_channel, "channel_id", snapshot_or_channel)
+        table = manager.table(channel_id)
+        if table is None:
+            return "en"
+        seats = table.game_seats or table.seats
+        for index, info in enumerate(seats):
+            if (seat is not None and index == seat) or (user_id is not None and info.user_id == user_id):
+                return language_of(info.locale)
+        return "en"
+
+    # --------------------------------------------------------- Notifier
+    async def table_changed(self, snapshot: TableSnapshot) -> None:
+        current = self._latest.get(snapshot.channel_id)
+        if current is None or snapshot.version >= current.version:
+            self._latest[snapshot.channel_id] = snapshot
+        if snapshot.summary is not None and snapshot.summary.game_id not in self._posted_summaries:
+            self._posted_summaries.add(snapshot.summary.game_id or 0)
+            await self._post_summary(snapshot)
+        if snapshot.closed:
+            reason = next((event.other for event in snapshot.events if event.kind == "closed"), "ended")
+            await self.announce_closed(snapshot.channel_id, snapshot.guild_id, reason)
+        self._dirty.add(snapshot.channel_id)
+        editor = self._editors.get(snapshot.channel_id)
+        if editor is None or editor.done():
+            self._editors[snapshot.channel_id] = asyncio.create_task(
+                self._edit_loop(snapshot.channel_id), name=f"table-editor-{snapshot.channel_id}"
+            )
+
+    async def hands_dealt(self, snapshot: TableSnapshot, hands: dict[int, HandSnapshot]) -> None:
+        for seat, hand in hands.items():
+            user_id = snapshot.seats[seat].user_id
+            if user_id is not None:
+                self._dm_messages.pop((snapshot.channel_id, user_id), None)
+                await self.send_hand_dm(user_id, hand, lang=self.user_lang(snapshot, seat=seat))
+
+    async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
+        user_id = snapshot.seats[hand.seat].user_id if hand.seat < len(snapshot.seats) else None
+        if user_id is None or (snapshot.channel_id, user_id) in self.dm_closed:
+            return
+        await self.send_hand_dm(user_id, hand, lang=self.user_lang(snapshot, seat=hand.seat))
+
+    # --------------------------------------------------------------- DMs
+    def remember_dm(self, channel_id: int, user_id: int, message: discord.Message, hand: HandSnapshot) -> None:
+        """The cog just updated this DM hand message in its interaction response."""
+        self._dm_messages[(channel_id, user_id)] = (message, hand_fingerprint(hand))
+
+    def take_dm_notice(self, channel_id: int, user_id: int) -> bool:
+        """True once after the player's DMs were found closed at this table."""
+        key = (channel_id, user_id)
+        if key in self._dm_notice_due:
+            self._dm_notice_due.discard(key)
+            return True
+        return False
+
+    async def send_hand_dm(self, user_id: int, hand: HandSnapshot, *, lang: str) -> None:
+        """Send (or edit in place) the player's private hand message."""
+        key = (hand.channel_id, user_id)
+        if key in self.dm_closed:
+            return
+        fingerprint = hand_fingerprint(hand)
+        previous = self._dm_messages.get(key)
+        if previous is not None and previous[1] == fingerprint:
+            return
+        embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None)
+        view = hand_view(hand, lang)
+        try:
+            if previous is not None:
+                message = await previous[0].edit(embed=embed, view=view, attachments=hand_files(hand))
+            else:
+                user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+                message = await user.send(embed=embed, view=view, files=hand_files(hand))
+            self._dm_messages[key] = (message, fingerprint)
+        except discord.Forbidden:
+            self.dm_closed.add(key)
+            self._dm_notice_due.add(key)
+            log.info("DMs closed for a player at table %s", hand.channel_id)
+        except discord.HTTPException:
+            log.warning("could not DM a hand at table %s", hand.channel_id, exc_info=True)
+            self._dm_messages.pop(key, None)
+
+    # ------------------------------------------------------ table message
+    async def _edit_loop(self, channel_id: int) -> None:
+        while channel_id in self._dirty:
+            self._dirty.discard(channel_id)
+            snapshot = self._latest[channel_id]
+            try:
+                await self._render_table(snapshot)
+            except Exception:
+                log.exception("could not update the table message in %s", channel_id)
+            if channel_id in self._dirty and self.edit_interval > 0:
+                await asyncio.sleep(self.edit_interval)
+
+    async def _render_table(self, snapshot: TableSnapshot) -> None:
+        lang = self.public_lang(snapshot.guild_id)
+        files, image = self._play_files(snapshot)
+        embed = table_embed(snapshot, lang, image=image)
+        view = table_view(snapshot, lang)
+        channel = self.bot.get_partial_messageable(snapshot.channel_id, guild_id=snapshot.guild_id)
+        if snapshot.message_id is not None:
+            message = channel.get_partial_message(snapshot.message_id)
+            kwargs: dict[str, Any] = {"embed": embed, "view": view}
+            if files is not None:
+                kwargs["attachments"] = files
+            try:
+                await message.edit(**kwargs)
+                return
+            except discord.NotFound:
+                log.info("table message in %s was deleted; posting a new one", snapshot.channel_id)
+        files, image = self._play_files(snapshot, force=True)
+        embed = table_embed(snapshot, lang, image=image)
+        sent = await channel.send(embed=embed, view=view, files=files or [])
+        if self.manager is not None and not snapshot.closed:
+            await self.manager.set_message(snapshot.channel_id, sent.id)
+
+    def _play_files(self, snapshot: TableSnapshot, *, force: bool = False) -> tuple[list[discord.File] | None, str | None]:
+        """The picture of the play on top; None when the attachment need not change."""
+        top = snapshot.top
+        key = (snapshot.game_id, top)
+        unchanged = self._shown_top.get(snapshot.channel_id) == key and not force
+        self._shown_top[snapshot.channel_id] = key
+        if top is None:
+            return (None if unchanged else []), None
+        if unchanged:
+            return None, PLAY_IMAGE
+        from render import render_play
+
+        data = render_play(top.cards, caption=snapshot.seat_name(snapshot.top_owner))
+        return [discord.File(io.BytesIO(data), filename=PLAY_IMAGE)], PLAY_IMAGE
+
+    async def _post_summary(self, snapshot: TableSnapshot) -> None:
+        summary = snapshot.summary
+        assert summary is not None
+        lang = self.public_lang(snapshot.guild_id)
+        from render import render_final_hands
+
+        data = render_final_hands([(name, list(cards)) for name, cards in summary.final_hands])
+        channel = self.bot.get_partial_messageable(snapshot.channel_id, guild_id=snapshot.guild_id)
+        try:
+            await channel.send(
+                embed=summary_embed(summary, lang, image=FINAL_IMAGE),
+                file=discord.File(io.BytesIO(data), filename=FINAL_IMAGE),
+            )
+        except discord.HTTPException:
+            log.warning("could not post the summary in %s", snapshot.channel_id, exc_info=True)
+
+    async def announce_closed(self, channel_id: int, guild_id: int, reason: str) -> None:
+        lang = self.public_lang(guild_id)
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+        try:
+            await channel.send(t(lang, f"closed.{reason}"))
+        except discord.HTTPException:
+            log.warning("could not announce a closed table in %s", channel_id)
+
+    async def close(self) -> None:
+        for task in self._editors.values():
+            task.cancel()

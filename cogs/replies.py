@@ -1,0 +1,113 @@
+"""Answering interactions on time, in the user's language.
+
+Discord fails an interaction that gets no answer within 3 s.  :func:`within`
+runs the work and defers only if it is not done after :data:`DEFER_AFTER`
+seconds, so a fast action costs one request and a slow one still never fails.
+Errors from the engine, the table and the chips layer become ephemeral replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, TypeVar
+
+import discord
+
+import db
+from cogs.presenter import error_text
+from i18n import language_of, t
+from tienlen import IllegalPlayError, InvalidCardError
+from tienlen.table import TableError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DEFER_AFTER", "within", "reply", "edit_own", "fail", "lang_of", "explain"]
+
+DEFER_AFTER = 2.0
+T = TypeVar("T")
+
+
+def lang_of(interaction: discord.Interaction) -> str:
+    return language_of(interaction.locale)
+
+
+async def within(interaction: discord.Interaction, work: Awaitable[T], *, update: bool = False) -> T:
+    """Await ``work``; defer the interaction first if it takes longer than DEFER_AFTER."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
+    if not done and not interaction.response.is_done():
+        if update:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+    return await task
+
+
+async def reply(
+    interaction: discord.Interaction,
+    content: str | None = None,
+    *,
+    embed: discord.Embed | None = None,
+    view: discord.ui.View | None = None,
+    files: list[discord.File] | None = None,
+    ephemeral: bool = True,
+) -> Any:
+    """A new message answering the interaction (ephemeral by default)."""
+    kwargs: dict[str, Any] = {"content": content, "ephemeral": ephemeral}
+    if embed is not None:
+        kwargs["embed"] = embed
+    if view is not None:
+        kwargs["view"] = view
+    if files:
+        kwargs["files"] = files
+    if not interaction.response.is_done():
+        return await interaction.response.send_message(**kwargs)
+    return await interaction.followup.send(wait=True, **kwargs)
+
+
+async def edit_own(
+    interaction: discord.Interaction,
+    *,
+    content: str | None = None,
+    embed: discord.Embed | None = None,
+    view: discord.ui.View | None = None,
+    files: list[discord.File] | None = None,
+) -> Any:
+    """Update the message whose component was used (a hand view)."""
+    kwargs: dict[str, Any] = {"content": content, "embed": embed, "view": view}
+    if files is not None:
+        kwargs["attachments"] = files
+    if not interaction.response.is_done():
+        return await interaction.response.edit_message(**kwargs)
+    return await interaction.edit_original_response(**kwargs)
+
+
+def explain(error: BaseException, lang: str) -> str:
+    """A readable reason for an expected refusal."""
+    if isinstance(error, (TableError, IllegalPlayError)):
+        return error_text(getattr(error, "code", "generic"), lang, getattr(error, "params", {}))
+    if isinstance(error, InvalidCardError):
+        return t(lang, "error.bad_card", token=error.token)
+    if isinstance(error, db.InsufficientFunds):
+        return t(lang, "error.insufficient_funds")
+    if isinstance(error, db.DailyAlreadyClaimed):
+        hours, seconds = divmod(int(error.retry_after.total_seconds()), 3600)
+        return t(lang, "error.daily_claimed", hours=hours, minutes=seconds // 60)
+    if isinstance(error, db.InvalidAmount):
+        return t(lang, "error.bad_amount")
+    return t(lang, "error.generic")
+
+
+EXPECTED = (TableError, IllegalPlayError, InvalidCardError, db.DbError)
+
+
+async def fail(interaction: discord.Interaction, error: BaseException) -> None:
+    """Tell the user, ephemerally, why nothing happened."""
+    lang = lang_of(interaction)
+    if not isinstance(error, EXPECTED):
+        log.exception("unexpected error in an interaction", exc_info=error)
+    try:
+        await reply(interaction, explain(error, lang))
+    except discord.HTTPException:
+        log.warning("could not send an error reply", exc_info=True)

@@ -1,0 +1,418 @@
+"""The /tienlen commands and the table/hand components: Discord in, runtime calls out.
+
+Each handler reads the interaction (who, where, which language), calls one
+:class:`runtime.manager.TableManager` coroutine, and formats the result.  No
+rule is decided here and no database session is held; the public table
+message is refreshed by the :class:`cogs.messenger.Messenger`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice, locale_str
+from discord.ext import commands
+
+import db
+from cogs.components import hand_view, table_view
+from cogs.messenger import HAND_IMAGE, Messenger, hand_files
+from cogs.presenter import combo_name, hand_embed, table_embed
+from cogs.replies import EXPECTED, edit_own, fail, lang_of, reply, within
+from cogs.rules_pages import rules_message
+from i18n import language_of, t
+from runtime.snapshot import HandSnapshot
+from tienlen import RULESETS, IllegalPlayError, format_cards, parse_cards
+from tienlen.table import Phase, Seat, TableError
+
+if TYPE_CHECKING:
+    from runtime.manager import TableManager
+
+log = logging.getLogger(__name__)
+
+__all__ = ["TienLenCog"]
+
+RULE_CHOICES = [
+    Choice(name=locale_str("Southern (mien-nam)", key="choice.mien-nam"), value="mien-nam"),
+    Choice(name=locale_str("Iwin app rules (iwin)", key="choice.iwin"), value="iwin"),
+    Choice(name=locale_str("Northern (mien-bac)", key="choice.mien-bac"), value="mien-bac"),
+]
+LEVEL_CHOICES = [
+    Choice(name=locale_str("easy", key="choice.easy"), value="easy"),
+    Choice(name=locale_str("normal", key="choice.normal"), value="normal"),
+    Choice(name=locale_str("hard", key="choice.hard"), value="hard"),
+]
+
+
+def _ls(text: str, key: str) -> locale_str:
+    return locale_str(text, key=key)
+
+
+class TienLenCog(commands.Cog, name="TienLenCog"):
+    tienlen = app_commands.Group(name="tienlen", description=_ls("Play Tiến lên at this channel's table", "cmd.tienlen"))
+
+    def __init__(self, manager: "TableManager", messenger: Messenger) -> None:
+        self.manager = manager
+        self.messenger = messenger
+
+    # ------------------------------------------------------------ helpers
+    def _seat_for(self, interaction: discord.Interaction) -> Seat:
+        user = interaction.user
+        return Seat.human(user.id, user.display_name[:32], locale=str(interaction.locale))
+
+    async def _guild_only(self, interaction: discord.Interaction) -> bool:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            await reply(interaction, t(lang_of(interaction), "error.guild_only"))
+            return False
+        return True
+
+    def _note_locale(self, interaction: discord.Interaction, channel_id: int) -> None:
+        self.manager.note_locale(channel_id, interaction.user.id, str(interaction.locale))
+
+    async def _dm_notice(self, interaction: discord.Interaction, channel_id: int) -> None:
+        if self.messenger.take_dm_notice(channel_id, interaction.user.id):
+            await reply(interaction, t(lang_of(interaction), "hand.dms_closed"))
+
+    async def _show_hand(self, interaction: discord.Interaction, hand: HandSnapshot, *, update: bool) -> None:
+        lang = lang_of(interaction)
+        embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None)
+        view = hand_view(hand, lang)
+        files = hand_files(hand)
+        if update:
+            message = await edit_own(interaction, embed=embed, view=view, files=files)
+            if interaction.guild_id is None and interaction.message is not None:
+                self.messenger.remember_dm(hand.channel_id, interaction.user.id, message or interaction.message, hand)
+        else:
+            await reply(interaction, embed=embed, view=view, files=files)
+
+    # ------------------------------------------------------------- lobby
+    @tienlen.command(name="create", description=_ls("Open a table in this channel", "cmd.create"))
+    @app_commands.describe(
+        rules=_ls("Rule set", "arg.rules"),
+        bet=_ls("Chips per bet unit", "arg.bet"),
+        turn_seconds=_ls("Seconds per turn (10–120)", "arg.turn_seconds"),
+    )
+    @app_commands.choices(rules=RULE_CHOICES)
+    async def create(
+        self,
+        interaction: discord.Interaction,
+        rules: Choice[str] | None = None,
+        bet: app_commands.Range[int, 1, 1_000_000] | None = None,
+        turn_seconds: app_commands.Range[int, 1, 120] | None = None,
+    ) -> None:
+        if not await self._guild_only(interaction):
+            return
+        try:
+            snapshot = await within(
+                interaction,
+                self.manager.create_table(
+                    channel_id=interaction.channel_id,  # type: ignore[arg-type]
+                    guild_id=interaction.guild_id,  # type: ignore[arg-type]
+                    host=self._seat_for(interaction),
+                    rules_name=rules.value if rules else None,
+                    bet=bet,
+                    turn_seconds=turn_seconds,
+                ),
+            )
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        lang = language_of(interaction.guild_locale)
+        embed = table_embed(snapshot, lang)
+        view = table_view(snapshot, lang)
+        if interaction.response.is_done():
+            message = await interaction.followup.send(embed=embed, view=view, wait=True)
+        else:
+            response = await interaction.response.send_message(embed=embed, view=view)
+            message = response.resource if response is not None else None
+            if message is None:
+                message = await interaction.original_response()
+        await self.manager.set_message(snapshot.channel_id, message.id)
+
+    @tienlen.command(name="join", description=_ls("Sit down at this channel's table", "cmd.join"))
+    async def join(self, interaction: discord.Interaction) -> None:
+        if await self._guild_only(interaction):
+            await self._join(interaction, interaction.channel_id)  # type: ignore[arg-type]
+
+    async def _join(self, interaction: discord.Interaction, channel_id: int) -> None:
+        try:
+            await within(interaction, self.manager.join(channel_id, self._seat_for(interaction)))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, t(lang_of(interaction), "reply.joined"))
+
+    @tienlen.command(name="leave", description=_ls("Leave the table (during a game: counts as a loss)", "cmd.leave"))
+    async def leave(self, interaction: discord.Interaction) -> None:
+        if await self._guild_only(interaction):
+            await self._leave(interaction, interaction.channel_id)  # type: ignore[arg-type]
+
+    async def _leave(self, interaction: discord.Interaction, channel_id: int) -> None:
+        table = self.manager.table(channel_id)
+        during_game = table is not None and table.phase is Phase.PLAYING and table.game_seat_of(interaction.user.id) is not None
+        try:
+            await within(interaction, self.manager.leave(channel_id, interaction.user.id))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, t(lang_of(interaction), "reply.left_game" if during_game else "reply.left"))
+
+    @tienlen.command(name="addbot", description=_ls("Add an AI player", "cmd.addbot"))
+    @app_commands.describe(level=_ls("How strong the AI plays", "arg.level"))
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def addbot(self, interaction: discord.Interaction, level: Choice[str] | None = None) -> None:
+        if await self._guild_only(interaction):
+            await self._add_ai(interaction, interaction.channel_id, level.value if level else "normal")  # type: ignore[arg-type]
+
+    async def _add_ai(self, interaction: discord.Interaction, channel_id: int, level: str) -> None:
+        try:
+            await within(interaction, self.manager.add_ai(channel_id, interaction.user.id, level))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, t(lang_of(interaction), "reply.ai_added", level=t(lang_of(interaction), f"level.{level}")))
+
+    @tienlen.command(name="removebot", description=_ls("Remove the last AI player (host)", "cmd.removebot"))
+    async def removebot(self, interaction: discord.Interaction) -> None:
+        if not await self._guild_only(interaction):
+            return
+        try:
+            await within(interaction, self.manager.remove_ai(interaction.channel_id, interaction.user.id))  # type: ignore[arg-type]
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, t(lang_of(interaction), "reply.ai_removed"))
+
+    @tienlen.command(name="start", description=_ls("Deal the cards (host)", "cmd.start"))
+    async def start(self, interaction: discord.Interaction) -> None:
+        if await self._guild_only(interaction):
+            await self._start(interaction, interaction.channel_id)  # type: ignore[arg-type]
+
+    async def _start(self, interaction: discord.Interaction, channel_id: int) -> None:
+        try:
+            await within(interaction, self.manager.start_game(channel_id, interaction.user.id))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await self._after_deal(interaction, channel_id, "reply.started")
+
+    async def _after_deal(self, interaction: discord.Interaction, channel_id: int, key: str) -> None:
+        lang = lang_of(interaction)
+        if self.messenger.take_dm_notice(channel_id, interaction.user.id):
+            try:
+                hand = self.manager.hand(channel_id, interaction.user.id)
+            except TableError:
+                return await reply(interaction, t(lang, key))
+            embed = hand_embed(hand, lang, image=HAND_IMAGE, notice=t(lang, "hand.dms_closed"))
+            return await reply(interaction, embed=embed, view=hand_view(hand, lang), files=hand_files(hand))
+        await reply(interaction, t(lang, key))
+
+    @tienlen.command(name="end", description=_ls("Close the table (host or server manager)", "cmd.end"))
+    async def end(self, interaction: discord.Interaction) -> None:
+        if not await self._guild_only(interaction):
+            return
+        is_admin = bool(interaction.permissions and interaction.permissions.manage_guild)
+        table = self.manager.table(interaction.channel_id)  # type: ignore[arg-type]
+        tally = dict(table.tally) if table is not None else {}
+        try:
+            await within(interaction, self.manager.end(interaction.channel_id, interaction.user.id, is_admin=is_admin))  # type: ignore[arg-type]
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        lang = lang_of(interaction)
+        lines = [t(lang, "reply.ended")]
+        if tally:
+            lines.append(t(lang, "reply.session_tally"))
+            lines += [f"<@{user}>: {amount:+,}" for user, amount in tally.items()]
+        await reply(interaction, "\n".join(lines), ephemeral=False)
+
+    @tienlen.command(name="config", description=_ls("Change rules, bet or turn time between games (host)", "cmd.config"))
+    @app_commands.describe(rules=_ls("Rule set", "arg.rules"), bet=_ls("Chips per bet unit", "arg.bet"),
+                           turn_seconds=_ls("Seconds per turn (10–120)", "arg.turn_seconds"))
+    @app_commands.choices(rules=RULE_CHOICES)
+    async def config(
+        self,
+        interaction: discord.Interaction,
+        rules: Choice[str] | None = None,
+        bet: app_commands.Range[int, 1, 1_000_000] | None = None,
+        turn_seconds: app_commands.Range[int, 1, 120] | None = None,
+    ) -> None:
+        if not await self._guild_only(interaction):
+            return
+        try:
+            await within(interaction, self.manager.configure(
+                interaction.channel_id, interaction.user.id,  # type: ignore[arg-type]
+                rules_name=rules.value if rules else None, bet=bet, turn_seconds=turn_seconds))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, t(lang_of(interaction), "reply.configured"))
+
+    @tienlen.command(name="host", description=_ls("Hand the host role to another seated player", "cmd.host"))
+    @app_commands.describe(user=_ls("The new host", "arg.user"))
+    async def host(self, interaction: discord.Interaction, user: discord.User) -> None:
+        if not await self._guild_only(interaction):
+            return
+        try:
+            await within(interaction, self.manager.transfer_host(interaction.channel_id, interaction.user.id, user.id))  # type: ignore[arg-type]
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, t(lang_of(interaction), "reply.host_changed", name=user.display_name))
+
+    # ------------------------------------------------------------- playing
+    @tienlen.command(name="play", description=_ls("Play cards, e.g. 3S 4S 5S", "cmd.play"))
+    @app_commands.describe(cards=_ls("Cards such as 3S 4S 5S or 10H 10D", "arg.cards"))
+    async def play(self, interaction: discord.Interaction, cards: str) -> None:
+        if not await self._guild_only(interaction):
+            return
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        self._note_locale(interaction, channel_id)
+        try:
+            hand = await within(interaction, self.manager.play(channel_id, interaction.user.id, cards))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await self._show_hand(interaction, hand, update=False)
+
+    @play.autocomplete("cards")
+    async def play_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        """The caller's legal plays that start like what they typed."""
+        if interaction.channel_id is None:
+            return []
+        lang = lang_of(interaction)
+        typed = current.upper().replace(",", " ").split()
+        choices = []
+        for combo in self.manager.legal_play_texts(interaction.channel_id, interaction.user.id):
+            codes = format_cards(combo.cards, ascii=True)
+            if all(any(code.startswith(token) for code in codes.split()) for token in typed):
+                label = f"{format_cards(combo.cards)} · {combo_name(combo, lang)}"
+                choices.append(Choice(name=label[:100], value=codes))
+            if len(choices) == 25:
+                break
+        return choices
+
+    @tienlen.command(name="pass", description=_ls("Pass this round", "cmd.pass"))
+    async def pass_(self, interaction: discord.Interaction) -> None:
+        if not await self._guild_only(interaction):
+            return
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        try:
+            hand = await within(interaction, self.manager.pass_turn(channel_id, interaction.user.id))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await self._show_hand(interaction, hand, update=False)
+
+    @tienlen.command(name="hand", description=_ls("See your cards privately", "cmd.hand"))
+    async def hand(self, interaction: discord.Interaction) -> None:
+        if await self._guild_only(interaction):
+            await self._my_hand(interaction, interaction.channel_id)  # type: ignore[arg-type]
+
+    async def _my_hand(self, interaction: discord.Interaction, channel_id: int) -> None:
+        lang = lang_of(interaction)
+        table = self.manager.table(channel_id)
+        if table is None:
+            return await reply(interaction, t(lang, "error.no_table"))
+        if table.phase is not Phase.PLAYING or table.game_seat_of(interaction.user.id) is None:
+            return await reply(interaction, t(lang, "reply.spectator"))
+        self._note_locale(interaction, channel_id)
+        hand = self.manager.hand(channel_id, interaction.user.id)
+        notice = t(lang, "hand.dms_closed") if self.messenger.take_dm_notice(channel_id, interaction.user.id) else None
+        embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None, notice=notice)
+        await reply(interaction, embed=embed, view=hand_view(hand, lang), files=hand_files(hand))
+
+    # ---------------------------------------------------------------- help
+    @tienlen.command(name="rules", description=_ls("How to play: this table's rules or a preset", "cmd.rules"))
+    @app_commands.describe(preset=_ls("Rule set to explain", "arg.preset"))
+    @app_commands.choices(preset=RULE_CHOICES)
+    async def rules(self, interaction: discord.Interaction, preset: Choice[str] | None = None) -> None:
+        lang = lang_of(interaction)
+        table = self.manager.table(interaction.channel_id) if interaction.channel_id else None
+        if preset is not None:
+            rules, source = RULESETS[preset.value], preset.value
+        elif table is not None:
+            rules, source = table.rules, f"table-{table.channel_id}"
+        else:
+            rules, source = RULESETS["mien-nam"], "mien-nam"
+        embed, view = rules_message(rules, source, 0, lang)
+        await reply(interaction, embed=embed, view=view)
+
+    @tienlen.command(name="history", description=_ls("The last games at this channel's table", "cmd.history"))
+    async def history(self, interaction: discord.Interaction) -> None:
+        if not await self._guild_only(interaction):
+            return
+        from cogs.stats_pages import history_embed
+
+        try:
+            games = await within(interaction, db.recent_games(
+                self.manager.db, interaction.guild_id, interaction.channel_id, limit=10))  # type: ignore[arg-type]
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, embed=history_embed(games, lang_of(interaction)))
+
+    @tienlen.command(name="stats", description=_ls("Games, wins, chips and chops of a player", "cmd.stats"))
+    @app_commands.describe(user=_ls("Whose stats (default: you)", "arg.user"))
+    async def stats(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
+        if not await self._guild_only(interaction):
+            return
+        from cogs.stats_pages import stats_embed
+
+        target = user or interaction.user
+        try:
+            stats = await within(interaction, db.player_stats(self.manager.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        await reply(interaction, embed=stats_embed(stats, target.display_name, lang_of(interaction)))
+
+    # ---------------------------------------------------------- components
+    async def on_table_button(self, interaction: discord.Interaction, action: str, channel_id: int) -> None:
+        """A button on the public table message."""
+        self._note_locale(interaction, channel_id)
+        if action == "join":
+            await self._join(interaction, channel_id)
+        elif action == "leave":
+            await self._leave(interaction, channel_id)
+        elif action == "ai":
+            await self._add_ai(interaction, channel_id, "normal")
+        elif action == "start":
+            await self._start(interaction, channel_id)
+        elif action == "hand":
+            await self._my_hand(interaction, channel_id)
+        elif action == "next":
+            await self._next(interaction, channel_id)
+
+    async def _next(self, interaction: discord.Interaction, channel_id: int) -> None:
+        try:
+            snapshot, started = await within(interaction, self.manager.next_game(channel_id, interaction.user.id))
+        except EXPECTED as error:
+            return await fail(interaction, error)
+        if started:
+            return await self._after_deal(interaction, channel_id, "reply.started")
+        ready = sum(1 for seat in snapshot.seats if seat.ready)
+        humans = sum(1 for seat in snapshot.seats if not seat.is_ai)
+        await reply(interaction, t(lang_of(interaction), "reply.ready", ready=ready, humans=humans))
+
+    async def on_hand_action(
+        self,
+        interaction: discord.Interaction,
+        action: str,
+        channel_id: int,
+        game_id: int,
+        mask: int | None,
+        values: tuple[str, ...],
+    ) -> None:
+        """Card picker, quick plays, Play, Pass and Clear under a private hand."""
+        lang = lang_of(interaction)
+        table = self.manager.table(channel_id)
+        if table is None or table.game_id != game_id or table.phase is not Phase.PLAYING:
+            return await reply(interaction, t(lang, "error.stale"))
+        self._note_locale(interaction, channel_id)
+        try:
+            if action in ("cards", "clear"):
+                selected = tuple(parse_cards(" ".join(values))) if action == "cards" else ()
+                hand = self.manager.hand(channel_id, interaction.user.id, selected=selected)
+            elif action == "pass":
+                hand = await within(interaction, self.manager.pass_turn(channel_id, interaction.user.id), update=True)
+            else:
+                chosen = int(values[0], 16) if action == "quick" else (mask or 0)
+                if not chosen:
+                    raise IllegalPlayError("choose at least one card", code="empty")
+                hand = await within(interaction, self.manager.play(channel_id, interaction.user.id, chosen), update=True)
+        except (EXPECTED + (ValueError,)) as error:
+            return await fail(interaction, error)
+        await self._show_hand(interaction, hand, update=True)
+        await self._dm_notice(interaction, channel_id)

@@ -1,0 +1,727 @@
+"""The table manager: every change to a table goes through here, one at a time.
+
+Each public coroutine takes the table's asyncio lock, asks the engine to apply
+the change, stores it (each game action is written before anyone is answered),
+schedules what comes next (turn timer, AI move) and then, outside the lock,
+reports a fresh :class:`~runtime.snapshot.TableSnapshot` to the notifier.
+
+Rule decisions are never taken here: the engine (:mod:`tienlen`) decides, the
+database layer (:mod:`db`) keeps chips and records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable, Protocol
+
+import db
+from runtime.ai import AiRunner
+from runtime.settings import Settings
+from runtime.snapshot import Event, GameSummary, HandSnapshot, PaymentLine, TableSnapshot, hand_of, snapshot_of
+from tienlen import Combo, Game, IllegalPlayError, Outcome, parse_cards
+from tienlen.cards import Card, as_mask
+from tienlen.table import NextLead, Phase, Seat, Table, TableError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["TableManager", "Notifier", "TableError", "NotEnoughChips"]
+
+AI_NAMES = ("Bot Lan", "Bot Minh", "Bot Hùng", "Bot Mai", "Bot Tú", "Bot Hoa")
+
+
+class NotEnoughChips(TableError):
+    def __init__(self, need: int, have: int) -> None:
+        super().__init__("not_enough_chips", need=need, have=have)
+
+
+class Notifier(Protocol):
+    """What the runtime tells the Discord layer (implemented by the cogs)."""
+
+    async def table_changed(self, snapshot: TableSnapshot) -> None: ...
+
+    async def hands_dealt(self, snapshot: TableSnapshot, hands: dict[int, HandSnapshot]) -> None: ...
+
+    async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None: ...
+
+
+class _NullNotifier:
+    async def table_changed(self, snapshot: TableSnapshot) -> None:
+        return None
+
+    async def hands_dealt(self, snapshot: TableSnapshot, hands: dict[int, HandSnapshot]) -> None:
+        return None
+
+    async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
+        return None
+
+
+@dataclass
+class _Change:
+    """What one locked operation produced, reported once the lock is released."""
+
+    events: list[Event] = field(default_factory=list)
+    lead: NextLead | None = None
+    summary: GameSummary | None = None
+    dealt: bool = False
+    hands_to_refresh: set[int] = field(default_factory=set)
+    closed: bool = False
+
+
+class TableManager:
+    def __init__(
+        self,
+        database: "db.Database",
+        settings: Settings,
+        *,
+        notifier: Notifier | None = None,
+        ai: AiRunner | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.db = database
+        self.settings = settings
+        self.notifier: Notifier = notifier or _NullNotifier()
+        self.ai = ai or AiRunner(workers=settings.ai_workers, budget_ms=settings.ai_budget_ms)
+        self.clock = clock
+        self._tables: dict[int, Table] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._timers: dict[int, asyncio.Task[None]] = {}
+        self._ai_tasks: dict[int, list[asyncio.Task[None]]] = {}
+        self._snapshots: dict[int, TableSnapshot] = {}
+        self._summaries: dict[int, GameSummary] = {}
+        self._versions = itertools.count(1)
+        self._sweeper: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # ------------------------------------------------------------- queries
+    def table(self, channel_id: int) -> Table | None:
+        return self._tables.get(channel_id)
+
+    def snapshot(self, channel_id: int) -> TableSnapshot | None:
+        return self._snapshots.get(channel_id)
+
+    @property
+    def tables(self) -> list[Table]:
+        return list(self._tables.values())
+
+    def hand(self, channel_id: int, user_id: int, *, selected: tuple[Card, ...] = ()) -> HandSnapshot:
+        """The user's private view of the game at ``channel_id``."""
+        table = self._require(channel_id)
+        if table.game is None or table.phase is not Phase.PLAYING:
+            raise TableError("no_game")
+        seat = table.game_seat_of(user_id)
+        if seat is None:
+            raise TableError("not_in_game")
+        return hand_of(table, seat, selected=selected)
+
+    def note_locale(self, channel_id: int, user_id: int, locale: str) -> None:
+        """Remember the language a player's Discord client uses (for their DMs)."""
+        table = self._tables.get(channel_id)
+        if table is None:
+            return
+        for seat in table.seats + table.game_seats:
+            if seat.user_id == user_id:
+                seat.locale = locale
+
+    def legal_play_texts(self, channel_id: int, user_id: int) -> list[Combo]:
+        try:
+            return list(self.hand(channel_id, user_id).legal)
+        except TableError:
+            return []
+
+    # ------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        """Restore stored tables and games, then start the idle sweeper."""
+        await self._restore()
+        self._sweeper = asyncio.create_task(self._sweep_idle(), name="tienlen-idle-sweeper")
+
+    async def close(self) -> None:
+        self._closing = True
+        tasks = list(self._timers.values()) + [task for tasks in self._ai_tasks.values() for task in tasks]
+        if self._sweeper is not None:
+            tasks.append(self._sweeper)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.ai.close()
+
+    # ------------------------------------------------------------- the lock
+    @contextlib.asynccontextmanager
+    async def _locked(self, channel_id: int, *, create: Table | None = None) -> AsyncIterator[tuple[Table, _Change]]:
+        lock = self._locks.setdefault(channel_id, asyncio.Lock())
+        change = _Change()
+        async with lock:
+            if create is not None:
+                if channel_id in self._tables:
+                    raise TableError("table_exists")
+                self._tables[channel_id] = create
+            table = self._require(channel_id)
+            yield table, change
+            snapshot = self._publish(table, change)
+        await self._notify(table, snapshot, change)
+
+    def _require(self, channel_id: int) -> Table:
+        table = self._tables.get(channel_id)
+        if table is None:
+            raise TableError("no_table")
+        return table
+
+    def _publish(self, table: Table, change: _Change) -> TableSnapshot:
+        if change.summary is not None:
+            self._summaries[table.channel_id] = change.summary
+        summary = self._summaries.get(table.channel_id) if table.phase is Phase.BETWEEN else None
+        snapshot = snapshot_of(
+            table,
+            version=next(self._versions),
+            events=tuple(change.events),
+            lead=change.lead,
+            summary=summary,
+            closed=change.closed,
+        )
+        self._snapshots[table.channel_id] = snapshot
+        return snapshot
+
+    async def _notify(self, table: Table, snapshot: TableSnapshot, change: _Change) -> None:
+        try:
+            await self.notifier.table_changed(snapshot)
+            if table.game is None or change.closed:
+                return
+            if change.dealt:
+                hands = {
+                    seat: hand_of(table, seat)
+                    for seat, info in enumerate(table.game_seats)
+                    if not info.is_ai
+                }
+                await self.notifier.hands_dealt(snapshot, hands)
+            for seat in sorted(change.hands_to_refresh):
+                if table.game is not None and not table.game_seats[seat].is_ai:
+                    await self.notifier.hand_changed(snapshot, hand_of(table, seat))
+        except Exception:  # a Discord failure must never undo a stored change
+            log.exception("notifier failed for table %s", table.channel_id)
+
+    # ---------------------------------------------------------------- lobby
+    async def create_table(
+        self,
+        *,
+        channel_id: int,
+        guild_id: int,
+        host: Seat,
+        rules_name: str | None = None,
+        bet: int | None = None,
+        turn_seconds: int | None = None,
+    ) -> TableSnapshot:
+        rules_name = rules_name or self.settings.default_rules
+        bet = bet or self.settings.default_bet
+        table = Table.create(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            host=host,
+            rules_name=rules_name,
+            bet=bet,
+            turn_seconds=turn_seconds or self.settings.default_turn_seconds,
+            min_turn_seconds=self.settings.min_turn_seconds,
+            now=self.clock(),
+        )
+        assert host.user_id is not None
+        await self._check_chips(table, host.user_id)
+        async with self._locked(channel_id, create=table) as (table, change):
+            try:
+                await self._save(table)
+            except Exception:
+                del self._tables[channel_id]
+                raise
+            change.events.append(Event("joined", name=host.name))
+        return self._snapshots[channel_id]
+
+    async def set_message(self, channel_id: int, message_id: int) -> None:
+        """Remember the public table message (edited in place from now on)."""
+        table = self._tables.get(channel_id)
+        if table is None or table.message_id == message_id:
+            return
+        async with self._locks.setdefault(channel_id, asyncio.Lock()):
+            table.message_id = message_id
+            await self._save(table)
+
+    async def join(self, channel_id: int, seat: Seat) -> TableSnapshot:
+        assert seat.user_id is not None
+        table = self._require(channel_id)
+        await self._check_chips(table, seat.user_id)
+        async with self._locked(channel_id) as (table, change):
+            table.join(seat)
+            self._touch(table)
+            await self._save(table)
+            change.events.append(Event("joined", name=seat.name))
+        return self._snapshots[channel_id]
+
+    async def add_ai(self, channel_id: int, requester: int, level: str = "normal") -> TableSnapshot:
+        async with self._locked(channel_id) as (table, change):
+            if not table.is_seated(requester) and requester != table.host_id:
+                raise TableError("not_seated")
+            taken = {seat.name for seat in table.seats}
+            name = next((name for name in AI_NAMES if name not in taken), f"Bot {len(table.seats) + 1}")
+            table.add_ai(level, name=name)
+            self._touch(table)
+            await self._save(table)
+            change.events.append(Event("ai_added", name=name, other=level))
+        return self._snapshots[channel_id]
+
+    async def remove_ai(self, channel_id: int, requester: int) -> TableSnapshot:
+        async with self._locked(channel_id) as (table, change):
+            seat = table.remove_ai(requester)
+            self._touch(table)
+            await self._save(table)
+            change.events.append(Event("ai_removed", name=seat.name))
+        return self._snapshots[channel_id]
+
+    async def leave(self, channel_id: int, user_id: int) -> TableSnapshot:
+        """Leave the table; during a game this is a loss with the preset's penalty."""
+        async with self._locked(channel_id) as (table, change):
+            if table.phase is Phase.PLAYING and table.game_seat_of(user_id) is not None:
+                seat = table.game_seat_of(user_id)
+                assert seat is not None
+                game = table.game
+                assert game is not None
+                if not game.in_play(seat):
+                    raise TableError("already_out")
+                await self._apply(table, change, lambda game: game.leave(seat))
+                change.events.insert(0, Event("left_game", seat=seat, name=table.game_seats[seat].name))
+            else:
+                seat_obj = table.leave(user_id)
+                change.events.append(Event("left_table", name=seat_obj.name))
+                self._touch(table)
+                if not table.humans:
+                    await self._close(table, change, "empty")
+                    return self._snapshots[channel_id]
+                await self._save(table)
+        return self._snapshots[channel_id]
+
+    async def transfer_host(self, channel_id: int, requester: int, target: int) -> TableSnapshot:
+        async with self._locked(channel_id) as (table, change):
+            table.transfer_host(requester, target)
+            index = table.seat_of(target)
+            name = table.seats[index].name if index is not None else str(target)
+            self._touch(table)
+            await self._save(table)
+            change.events.append(Event("host_changed", name=name))
+        return self._snapshots[channel_id]
+
+    async def configure(
+        self,
+        channel_id: int,
+        requester: int,
+        *,
+        rules_name: str | None = None,
+        bet: int | None = None,
+        turn_seconds: int | None = None,
+    ) -> TableSnapshot:
+        async with self._locked(channel_id) as (table, change):
+            table.configure(
+                requester,
+                rules_name=rules_name,
+                bet=bet,
+                turn_seconds=turn_seconds,
+                min_turn_seconds=self.settings.min_turn_seconds,
+            )
+            self._touch(table)
+            await self._save(table)
+            change.events.append(Event("configured"))
+        return self._snapshots[channel_id]
+
+    async def end(self, channel_id: int, requester: int, *, is_admin: bool = False) -> TableSnapshot:
+        """Close the table: the host or a server manager; a game in progress is
+        aborted with no chips moved."""
+        async with self._locked(channel_id) as (table, change):
+            if requester != table.host_id and not is_admin:
+                raise TableError("host_only")
+            if table.phase is Phase.PLAYING and table.game_id is not None:
+                await db.abort_game(self.db, table.game_id, "ended by host")
+                change.events.append(Event("aborted"))
+            await self._close(table, change, "ended")
+        return self._snapshots[channel_id]
+
+    # ---------------------------------------------------------------- games
+    async def start_game(self, channel_id: int, requester: int | None) -> TableSnapshot:
+        async with self._locked(channel_id) as (table, change):
+            await self._start_game(table, change, requester)
+        return self._snapshots[channel_id]
+
+    async def next_game(self, channel_id: int, user_id: int) -> tuple[TableSnapshot, bool]:
+        """"Next game": the host starts it at once; otherwise it starts when every
+        seated human has pressed it.  Returns (snapshot, started)."""
+        async with self._locked(channel_id) as (table, change):
+            if table.phase is Phase.PLAYING:
+                raise TableError("game_running", action="start")
+            if table.seat_of(user_id) is None:
+                raise TableError("not_seated")
+            everyone = table.mark_ready(user_id)
+            started = user_id == table.host_id or everyone
+            if started:
+                await self._start_game(table, change, None)
+            else:
+                self._touch(table)
+                await self._save(table)
+                change.events.append(Event("ready", name=table.seats[table.seat_of(user_id) or 0].name))
+        return self._snapshots[channel_id], started
+
+    async def _start_game(self, table: Table, change: _Change, requester: int | None) -> None:
+        table.check_can_start(requester)
+        for seat in table.humans:
+            assert seat.user_id is not None
+            await self._check_chips(table, seat.user_id)
+        lead = table.next_lead()
+        seed = secrets.randbits(64)
+        game = Game.deal(
+            table.rules, len(table.seats), seed, first_game=lead.first_game, previous_winner=lead.seat
+        )
+        record = game.to_json()
+        record.pop("actions")
+        game_id = await db.create_game(
+            self.db,
+            guild_id=table.guild_id,
+            channel_id=table.channel_id,
+            rules=table.rules.name,
+            options=table.rules.options(),
+            bet=table.bet,
+            seats=[{"user_id": s.user_id, "name": s.name, "ai": s.ai_level} for s in table.seats],
+            record=record,
+        )
+        table.start_game(game, game_id, now=self.clock())
+        change.lead = lead
+        change.dealt = True
+        change.events.append(Event("game_started", seat=game.turn, name=table.game_seats[game.turn].name
+                                   if game.turn is not None else ""))
+        log.info("table %s: game %s started (%s, %d seats)", table.channel_id, game_id, table.rules.name, game.players)
+        if game.finished:  # an instant win
+            await self._finish(table, change)
+        else:
+            await self._save(table)
+            self._schedule(table)
+
+    async def play(self, channel_id: int, user_id: int, cards: "Combo | str | list[Card] | int") -> HandSnapshot:
+        """A human plays ``cards``; raises IllegalPlayError/TableError with a reason."""
+        async with self._locked(channel_id) as (table, change):
+            seat = self._human_seat(table, user_id)
+            combo = cards if isinstance(cards, Combo) else as_mask(parse_cards(cards) if isinstance(cards, str) else cards)
+            await self._apply(table, change, lambda game: game.play(seat, combo), actor=seat)
+            hand = hand_of(table, seat) if table.game is not None else None
+        assert hand is not None
+        return hand
+
+    async def pass_turn(self, channel_id: int, user_id: int) -> HandSnapshot:
+        async with self._locked(channel_id) as (table, change):
+            seat = self._human_seat(table, user_id)
+            await self._apply(table, change, lambda game: game.pass_turn(seat), actor=seat)
+            hand = hand_of(table, seat)
+        return hand
+
+    def _human_seat(self, table: Table, user_id: int) -> int:
+        if table.phase is not Phase.PLAYING or table.game is None:
+            raise TableError("no_game")
+        seat = table.game_seat_of(user_id)
+        if seat is None:
+            raise TableError("not_in_game")
+        return seat
+
+    async def _apply(
+        self, table: Table, change: _Change, action: Callable[[Game], Outcome], *, actor: int | None = None
+    ) -> Outcome:
+        """Apply one engine action, store it, then schedule what comes next."""
+        game = table.game
+        assert game is not None and table.game_id is not None
+        before = game.copy()
+        outcome = action(game)  # IllegalPlayError: nothing changed
+        try:
+            await db.append_action(self.db, table.game_id, len(game.actions) - 1, game.actions[-1].to_json())
+        except Exception:
+            table.game = before
+            raise
+        if actor is not None:
+            seat = table.game_seats[actor]
+            seat.timeouts = 0
+            if seat.afk:
+                seat.afk = False
+                change.events.append(Event("back", seat=actor, name=seat.name))
+        self._touch(table)
+        change.events.extend(_events_of(table, outcome))
+        change.hands_to_refresh.add(outcome.action.seat)
+        change.hands_to_refresh.update(self._chop_watchers(table))
+        if game.finished:
+            await self._finish(table, change)
+        else:
+            self._schedule(table)
+        return outcome
+
+    def _chop_watchers(self, table: Table) -> set[int]:
+        """Humans not on turn who may chop out of turn now (their controls must offer it)."""
+        game = table.game
+        assert game is not None
+        if game.finished or not game.rules.four_pairs_out_of_turn or game.top is None:
+            return set()
+        return {
+            seat
+            for seat, info in enumerate(table.game_seats)
+            if not info.played_by_ai and seat != game.turn and game.legal_plays(seat)
+        }
+
+    async def _finish(self, table: Table, change: _Change) -> None:
+        """Settle a finished game in one transaction and keep the table open."""
+        game = table.game
+        assert game is not None and game.finished and table.game_id is not None
+        payments = [db.SeatPayment(p.payer, p.payee, p.units, p.reason.value) for p in game.payments()]
+        net = game.settlement()
+        chops = game.chop_counts()
+        places = game.places
+        results = {
+            seat: db.SeatResult(place=places.index(seat), won=net[seat] > 0,
+                                chops_made=chops[seat][0], chops_suffered=chops[seat][1])
+            for seat in range(game.players)
+        }
+        settlement = await db.settle_game(
+            self.db, table.game_id, payments=payments, results=results, bet=table.bet,
+            rake_percent=table.rules.rake_percent,
+        )
+        chips = {line.user_id: line.net for line in settlement.lines.values()}
+        summary = _summary_of(table, game, settlement)
+        await db.finish_game(self.db, table.game_id, _outcome_json(game, settlement))
+        table.finish_game(chips)
+        self._cancel_timer(table.channel_id)
+        self._touch(table)
+        await self._save(table)
+        change.summary = summary
+        change.events.append(Event("game_over", name=summary.places[0]))
+        log.info("table %s: game %s finished", table.channel_id, table.game_id)
+
+    # ------------------------------------------------------ timers and AI
+    def _token(self, table: Table) -> tuple[int | None, int] | None:
+        if table.game is None or table.phase is not Phase.PLAYING:
+            return None
+        return (table.game_id, len(table.game.actions))
+
+    def _schedule(self, table: Table) -> None:
+        """After every change: the turn timer for a human, or the AI's move."""
+        self._cancel_timer(table.channel_id)
+        game = table.game
+        if game is None or game.finished or self._closing:
+            table.deadline = None
+            return
+        token = self._token(table)
+        seat = game.turn
+        assert seat is not None
+        if table.game_seats[seat].played_by_ai:
+            table.deadline = None
+            self._spawn_ai(table, seat, token)
+        else:
+            table.deadline = self.clock() + table.turn_seconds
+            self._timers[table.channel_id] = asyncio.create_task(
+                self._timer(table.channel_id, token, float(table.turn_seconds)), name=f"timer-{table.channel_id}"
+            )
+        for other, info in enumerate(table.game_seats):
+            if other != seat and info.played_by_ai and game.top is not None and game.legal_plays(other):
+                self._spawn_ai(table, other, token)
+
+    def _spawn_ai(self, table: Table, seat: int, token: Any) -> None:
+        tasks = [task for task in self._ai_tasks.get(table.channel_id, []) if not task.done()]
+        tasks.append(asyncio.create_task(self._ai_move(table.channel_id, seat, token), name=f"ai-{table.channel_id}"))
+        self._ai_tasks[table.channel_id] = tasks
+
+    def _cancel_timer(self, channel_id: int) -> None:
+        timer = self._timers.pop(channel_id, None)
+        if timer is not None and timer is not asyncio.current_task():
+            timer.cancel()
+
+    async def _timer(self, channel_id: int, token: Any, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        try:
+            async with self._locked(channel_id) as (table, change):
+                if self._token(table) != token:
+                    return
+                game = table.game
+                assert game is not None and game.turn is not None
+                seat = game.turn
+                await self._apply(table, change, lambda game: game.timeout(seat))
+                info = table.game_seats[seat]
+                info.timeouts += 1
+                change.events.insert(0, Event("timeout", seat=seat, name=info.name))
+                if info.timeouts >= 3 and not info.afk and not info.is_ai:
+                    info.afk = True
+                    change.events.append(Event("afk", seat=seat, name=info.name))
+                    await self._save(table)
+                    self._schedule(table)
+        except TableError:
+            return  # the table closed meanwhile
+        except Exception:
+            log.exception("turn timer failed at table %s", channel_id)
+
+    async def _ai_move(self, channel_id: int, seat: int, token: Any) -> None:
+        try:
+            table = self._require(channel_id)
+            game = table.game
+            assert game is not None
+            on_turn = game.turn == seat
+            if on_turn:
+                await asyncio.sleep(self.settings.ai_delay_seconds)
+            if self._token(table) != token:
+                return
+            info = table.game_seats[seat]
+            level = info.ai_level or "normal"
+            mask = await self.ai.decide(game.view(seat), level, random.getrandbits(32))
+            if mask is None and not on_turn:
+                return
+            async with self._locked(channel_id) as (table, change):
+                if self._token(table) != token:
+                    return
+                if mask is None:
+                    await self._apply(table, change, lambda game: game.pass_turn(seat))
+                else:
+                    await self._apply(table, change, lambda game: game.play(seat, mask))
+        except (TableError, asyncio.CancelledError):
+            return
+        except IllegalPlayError:
+            log.exception("AI chose an illegal play at table %s", channel_id)
+        except Exception:
+            log.exception("AI move failed at table %s", channel_id)
+
+    # ------------------------------------------------------------ chips
+    async def _check_chips(self, table: Table, user_id: int) -> None:
+        """A player must cover the preset's maximum plausible loss for one game."""
+        account = await db.get_or_create_account(
+            self.db, table.guild_id, user_id, starting_chips=self.settings.starting_chips
+        )
+        need = table.bet * table.rules.max_plausible_loss(table.rules.max_players)
+        if account.balance < need:
+            raise NotEnoughChips(need=need, have=account.balance)
+
+    # ---------------------------------------------------------- persistence
+    async def _save(self, table: Table) -> None:
+        await db.save_table(self.db, table.channel_id, table.guild_id, table.to_json())
+
+    def _touch(self, table: Table) -> None:
+        table.last_activity = self.clock()
+
+    async def _close(self, table: Table, change: _Change, reason: str) -> None:
+        self._cancel_timer(table.channel_id)
+        for task in self._ai_tasks.pop(table.channel_id, []):
+            if task is not asyncio.current_task():
+                task.cancel()
+        await db.delete_table(self.db, table.channel_id)
+        self._tables.pop(table.channel_id, None)
+        self._summaries.pop(table.channel_id, None)
+        change.closed = True
+        change.events.append(Event("closed", other=reason))
+        log.info("table %s closed (%s)", table.channel_id, reason)
+
+    async def _restore(self) -> None:
+        """Rebuild tables and unfinished games from the database after a restart."""
+        for stored in await db.load_tables(self.db):
+            game = None
+            state = stored.state
+            if state.get("phase") == Phase.PLAYING.value and state.get("game_id") is not None:
+                try:
+                    game = await self._load_game(state["game_id"])
+                except Exception:
+                    log.exception("could not restore game %s", state.get("game_id"))
+            table = Table.from_json(state, game)
+            if table.phase is Phase.PLAYING and game is None:
+                table.abort_game()
+            self._tables[table.channel_id] = table
+            async with self._locked(table.channel_id) as (table, change):
+                change.events.append(Event("restored"))
+                if table.phase is Phase.PLAYING and table.game is not None:
+                    if table.game.finished:
+                        await self._finish(table, change)
+                    else:
+                        self._schedule(table)  # the turn restarts with full time
+            log.info("restored table %s (%s)", table.channel_id, table.phase.value)
+
+    async def _load_game(self, game_id: int) -> Game:
+        stored = await db.load_game(self.db, game_id)
+        record = dict(stored.record)
+        record["actions"] = list(stored.actions)
+        return Game.from_json(record)
+
+    async def _sweep_idle(self) -> None:
+        """Close lobbies and finished tables nobody has touched for a while."""
+        idle = self.settings.idle_minutes * 60
+        interval = max(0.05, min(30.0, idle / 4))
+        while True:
+            await asyncio.sleep(interval)
+            now = self.clock()
+            for table in list(self._tables.values()):
+                if table.phase is not Phase.PLAYING and now - table.last_activity >= idle:
+                    with contextlib.suppress(TableError):
+                        async with self._locked(table.channel_id) as (locked, change):
+                            if locked.phase is not Phase.PLAYING and now - locked.last_activity >= idle:
+                                await self._close(locked, change, "idle")
+
+
+# ----------------------------------------------------------------- helpers
+def _events_of(table: Table, outcome: Outcome) -> list[Event]:
+    """Public events for one engine outcome."""
+    seats = table.game_seats
+    seat = outcome.action.seat
+    name = seats[seat].name
+    events: list[Event] = []
+    kind = outcome.action.kind
+    if kind == "leave":
+        pass
+    elif outcome.combo is not None:
+        events.append(Event("played", seat=seat, name=name, combo=outcome.combo))
+    else:
+        events.append(Event("passed", seat=seat, name=name))
+    if outcome.chop is not None:
+        chop = outcome.chop
+        events.append(Event("chop", seat=chop.chopper, name=seats[chop.chopper].name,
+                            other=seats[chop.chopped].name, combo=chop.target, value=chop.chain_value))
+    if outcome.went_out is not None:
+        events.append(Event("out", seat=seat, name=name, value=outcome.went_out))
+    if outcome.finish_penalty:
+        events.append(Event("finish_penalty", seat=seat, name=name))
+    for frozen in outcome.frozen:
+        events.append(Event("frozen", seat=frozen, name=seats[frozen].name))
+    for stuck in outcome.stuck:
+        events.append(Event("stuck", seat=stuck, name=seats[stuck].name))
+    if outcome.round_over and outcome.leader is not None:
+        events.append(Event("round_over", seat=outcome.leader, name=seats[outcome.leader].name))
+    return events
+
+
+def _summary_of(table: Table, game: Game, settlement: Any) -> GameSummary:
+    seats = table.game_seats
+    lines = settlement.lines
+    chips = tuple(
+        (seats[seat].name, line.net, line.balance_after) for seat, line in sorted(lines.items())
+    )
+    instant = game.instant_win
+    return GameSummary(
+        game_id=table.game_id,
+        places=tuple(seats[seat].name for seat in game.places),
+        payments=tuple(
+            PaymentLine(seats[p.payer].name, seats[p.payee].name, p.units, p.reason.value) for p in game.payments()
+        ),
+        chips=chips,
+        instant_win=(seats[instant.seat].name, instant.kind.value) if instant else None,
+        frozen=tuple(seats[seat].name for seat in game.cong),
+        final_hands=tuple((seats[seat].name, tuple(game.hand(seat))) for seat in range(game.players)),
+        bet=table.bet,
+        rake_percent=table.rules.rake_percent,
+    )
+
+
+def _outcome_json(game: Game, settlement: Any) -> dict[str, Any]:
+    return {
+        "places": game.places,
+        "settlement": {str(seat): units for seat, units in game.settlement().items()},
+        "payments": [[p.payer, p.payee, p.units, p.reason.value] for p in game.payments()],
+        "chips": {str(seat): line.net for seat, line in settlement.lines.items()},
+        "instant_win": [game.instant_win.seat, game.instant_win.kind.value] if game.instant_win else None,
+        "cong": list(game.cong),
+        "chops": {str(seat): list(counts) for seat, counts in game.chop_counts().items()},
+    }

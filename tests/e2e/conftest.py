@@ -1,0 +1,32 @@
+"""Fixtures for end-to-end tests: the real bot, in-process, against the fake Discord."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from runtime.settings import Settings
+
+
+@pytest.fixture
+def settings(tmp_path, fake_discord):
+    return Settings(
+        discord_token="fake-bot-token",
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}",
+        dev_guild_id=fake_discord.guild.id,
+        ai_delay_seconds=0.0,
+        ai_workers=0,
+        table_edit_interval=0.0,
+        min_turn_seconds=1,
+    )
+
+
+@pytest.fixture
+def make_bot(settings):
+    from bot import TienLenBot
+
+    def make(**changes):
+        return TienLenBot(dataclasses.replace(settings, **changes), guild_ready_timeout=0.05)
+
+    return make
