@@ -19,7 +19,7 @@ import discord
 
 from i18n import t
 from runtime.snapshot import HandSnapshot, TableSnapshot
-from tienlen import Combo, ComboKind, format_cards
+from tienlen import Combo, format_cards
 from tienlen.cards import Card, mask_of
 from tienlen.table import Phase
 
@@ -31,9 +31,10 @@ __all__ = ["TableButton", "HandButton", "HandSelect", "table_view", "hand_view",
 QUICK_LIMIT = 25  # Discord's maximum options in a select menu
 TABLE_TEMPLATE = r"tl:t:(?P<action>join|leave|ai|start|hand|next):(?P<channel>[0-9]{1,20})"
 HAND_TEMPLATE = (
-    r"tl:h:(?P<action>play|pass|clear|cards|quick):(?P<channel>[0-9]{1,20}):(?P<game>[0-9]{1,20})"
+    r"tl:h:(?P<action>play|pass|clear):(?P<channel>[0-9]{1,20}):(?P<game>[0-9]{1,20})"
     r"(?::(?P<mask>[0-9a-f]{1,13}))?"
 )
+SELECT_TEMPLATE = r"tl:h:(?P<action>cards|quick):(?P<channel>[0-9]{1,20}):(?P<game>[0-9]{1,20})"
 
 
 def _cog(interaction: discord.Interaction) -> "TienLenCog":
@@ -89,7 +90,7 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button], template=HAND_TEMPLA
         await _cog(interaction).on_hand_action(interaction, self.action, self.channel_id, self.game_id, self.mask, ())
 
 
-class HandSelect(discord.ui.DynamicItem[discord.ui.Select], template=HAND_TEMPLATE):
+class HandSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TEMPLATE):
     """The card picker (multi-select) and the quick-play menu of legal plays."""
 
     def __init__(self, action: str, channel_id: int, game_id: int, *, options: list[discord.SelectOption] | None = None,
@@ -206,6 +207,3 @@ def hand_view(hand: HandSnapshot, lang: str) -> discord.ui.View:
     view.add_item(HandButton("clear", channel, game, label=t(lang, "button.clear"), disabled=not mask))
     return view
 
-
-def is_chop_menu(kind: ComboKind) -> bool:
-    return kind in (ComboKind.CONSECUTIVE_PAIRS, ComboKind.FOUR_OF_A_KIND)

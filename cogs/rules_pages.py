@@ -6,6 +6,7 @@ The text comes from :mod:`i18n.rules_text`, generated from the same
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -43,7 +44,12 @@ def _rules_of(interaction: discord.Interaction, source: str) -> RuleSet:
         return RULESETS[source]
     cog = interaction.client.get_cog("TienLenCog")  # type: ignore[attr-defined]
     table = cog.manager.table(int(source.split("-", 1)[1])) if cog is not None else None
-    return table.rules if table is not None else RULESETS["mien-nam"]
+    return table_rules(table) if table is not None else RULESETS["mien-nam"]
+
+
+def table_rules(table: Any) -> RuleSet:
+    """A table's rule set with its own turn time (a table option outside the preset)."""
+    return replace(table.rules, turn_seconds=table.turn_seconds)
 
 
 def rules_message(rules: RuleSet, source: str, page: int, lang: str) -> tuple[discord.Embed, discord.ui.View]:

@@ -21,7 +21,7 @@ from cogs.components import hand_view, table_view
 from cogs.messenger import HAND_IMAGE, Messenger, hand_files
 from cogs.presenter import combo_name, hand_embed, table_embed
 from cogs.replies import EXPECTED, edit_own, fail, lang_of, reply, within
-from cogs.rules_pages import rules_message
+from cogs.rules_pages import rules_message, table_rules
 from i18n import language_of, t
 from runtime.snapshot import HandSnapshot
 from tienlen import RULESETS, IllegalPlayError, format_cards, parse_cards
@@ -81,9 +81,9 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         view = hand_view(hand, lang)
         files = hand_files(hand)
         if update:
-            message = await edit_own(interaction, embed=embed, view=view, files=files)
+            await edit_own(interaction, embed=embed, view=view, files=files)
             if interaction.guild_id is None and interaction.message is not None:
-                self.messenger.remember_dm(hand.channel_id, interaction.user.id, message or interaction.message, hand)
+                self.messenger.remember_dm(hand.channel_id, interaction.user.id, interaction.message, hand)
         else:
             await reply(interaction, embed=embed, view=view, files=files)
 
@@ -325,7 +325,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if preset is not None:
             rules, source = RULESETS[preset.value], preset.value
         elif table is not None:
-            rules, source = table.rules, f"table-{table.channel_id}"
+            rules, source = table_rules(table), f"table-{table.channel_id}"
         else:
             rules, source = RULESETS["mien-nam"], "mien-nam"
         embed, view = rules_message(rules, source, 0, lang)

@@ -452,6 +452,8 @@ class TableManager:
         self._touch(table)
         change.events.extend(_events_of(table, outcome))
         change.hands_to_refresh.add(outcome.action.seat)
+        if game.turn is not None:
+            change.hands_to_refresh.add(game.turn)  # their DM now says "your turn" and shows what to beat
         change.hands_to_refresh.update(self._chop_watchers(table))
         if game.finished:
             await self._finish(table, change)

@@ -253,8 +253,10 @@ class RuleSet:
         return play.kind is not top.kind or play.size > top.size
 
     def is_chop(self, play: "Combo", top: "Combo") -> bool:
-        """Whether ``play`` on ``top`` is a chop (a bomb landing on a 2 or a bomb)."""
-        return play.bomb is not None and top.chop_target is not None
+        """Whether ``play`` on ``top`` is a chop (a bomb landing on a 2 or a bomb,
+        as listed in :attr:`chops`); a chop pays chop money."""
+        bomb, target = play.bomb, top.chop_target
+        return bomb is not None and target is not None and (target, bomb) in self.chops
 
     def chop_value(self, combo: "Combo") -> int:
         """Chop money of a played 2, 2s or bomb, in bet units (0 for anything else)."""
