@@ -18,7 +18,7 @@ from discord.ext import commands
 
 import db
 from cogs.chips_cog import ChipsCog
-from cogs.components import DYNAMIC_ITEMS, HAND_TEMPLATE, TABLE_TEMPLATE
+from cogs.components import DYNAMIC_ITEMS, HAND_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
 from cogs.messenger import Messenger
 from cogs.replies import fail, lang_of, reply
 from cogs.rules_pages import RULES_TEMPLATE, RulesButton
@@ -34,7 +34,7 @@ TOKEN_HELP = (
     "No Discord token: create an application at https://discord.com/developers/applications, "
     "add a Bot, copy its token into .env as DISCORD_TOKEN=... (see .env.example)."
 )
-_OUR_COMPONENTS = tuple(re.compile(template) for template in (TABLE_TEMPLATE, HAND_TEMPLATE, RULES_TEMPLATE))
+_OUR_COMPONENTS = tuple(re.compile(template) for template in (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE))
 
 
 class TienLenBot(commands.Bot):
@@ -83,7 +83,8 @@ class TienLenBot(commands.Bot):
             return
         custom_id = str((interaction.data or {}).get("custom_id", ""))
         ours = any(pattern.fullmatch(custom_id) for pattern in _OUR_COMPONENTS)
-        if not ours and not interaction.response.is_done():
+        # discord.py only dispatches ids that are really on the message; answer the rest.
+        if not (ours and _on_message(interaction.message, custom_id)) and not interaction.response.is_done():
             await reply(interaction, t(lang_of(interaction), "error.stale"))
 
     async def _on_command_error(self, interaction: discord.Interaction, error: discord.app_commands.AppCommandError) -> None:
@@ -100,6 +101,18 @@ class TienLenBot(commands.Bot):
         if self.database is not None:
             await self.database.dispose()
         await super().close()
+
+
+def _on_message(message: discord.Message | None, custom_id: str) -> bool:
+    if message is None:
+        return False
+    stack = list(message.components)
+    while stack:
+        component = stack.pop()
+        if getattr(component, "custom_id", None) == custom_id:
+            return True
+        stack.extend(getattr(component, "children", []))
+    return False
 
 
 def _warm_up_pictures() -> None:

@@ -8,7 +8,7 @@ from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 import db
-from cogs.replies import EXPECTED, fail, lang_of, reply, within
+from cogs.replies import fail, lang_of, reply, within
 from cogs.stats_pages import leaderboard_embed
 from i18n import t
 from runtime.settings import Settings
@@ -41,7 +41,7 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
                     self.db, interaction.guild_id, target.id, starting_chips=self.settings.starting_chips))  # type: ignore[arg-type]
             else:
                 account = await within(interaction, db.get_account(self.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         if account is None:
             return await reply(interaction, t(lang, "chips.no_account", name=target.display_name))
@@ -54,7 +54,7 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
             claim = await within(interaction, db.claim_daily(
                 self.db, interaction.guild_id, interaction.user.id,  # type: ignore[arg-type]
                 amount=self.settings.daily_chips, starting_chips=self.settings.starting_chips))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang, "chips.daily", amount=f"{claim.amount:,}", balance=f"{claim.balance:,}"))
 
@@ -67,7 +67,7 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
         try:
             board = await within(interaction, db.leaderboard(
                 self.db, interaction.guild_id, by=order, caller_id=interaction.user.id))  # type: ignore[arg-type]
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, embed=leaderboard_embed(board, order, lang_of(interaction), interaction.user.id),
                     ephemeral=False)

@@ -20,7 +20,7 @@ import db
 from cogs.components import hand_view, table_view
 from cogs.messenger import HAND_IMAGE, Messenger, hand_files
 from cogs.presenter import combo_name, hand_embed, table_embed
-from cogs.replies import EXPECTED, edit_own, fail, lang_of, reply, within
+from cogs.replies import edit_own, fail, lang_of, reply, within
 from cogs.rules_pages import rules_message, table_rules
 from i18n import language_of, t
 from runtime.snapshot import HandSnapshot
@@ -116,7 +116,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
                     turn_seconds=turn_seconds,
                 ),
             )
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         lang = language_of(interaction.guild_locale)
         embed = table_embed(snapshot, lang)
@@ -138,7 +138,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     async def _join(self, interaction: discord.Interaction, channel_id: int) -> None:
         try:
             await within(interaction, self.manager.join(channel_id, self._seat_for(interaction)))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.joined"))
 
@@ -152,7 +152,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         during_game = table is not None and table.phase is Phase.PLAYING and table.game_seat_of(interaction.user.id) is not None
         try:
             await within(interaction, self.manager.leave(channel_id, interaction.user.id))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.left_game" if during_game else "reply.left"))
 
@@ -166,7 +166,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     async def _add_ai(self, interaction: discord.Interaction, channel_id: int, level: str) -> None:
         try:
             await within(interaction, self.manager.add_ai(channel_id, interaction.user.id, level))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.ai_added", level=t(lang_of(interaction), f"level.{level}")))
 
@@ -176,7 +176,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             return
         try:
             await within(interaction, self.manager.remove_ai(interaction.channel_id, interaction.user.id))  # type: ignore[arg-type]
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.ai_removed"))
 
@@ -188,7 +188,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     async def _start(self, interaction: discord.Interaction, channel_id: int) -> None:
         try:
             await within(interaction, self.manager.start_game(channel_id, interaction.user.id))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await self._after_deal(interaction, channel_id, "reply.started")
 
@@ -212,7 +212,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         tally = dict(table.tally) if table is not None else {}
         try:
             await within(interaction, self.manager.end(interaction.channel_id, interaction.user.id, is_admin=is_admin))  # type: ignore[arg-type]
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         lang = lang_of(interaction)
         lines = [t(lang, "reply.ended")]
@@ -238,7 +238,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             await within(interaction, self.manager.configure(
                 interaction.channel_id, interaction.user.id,  # type: ignore[arg-type]
                 rules_name=rules.value if rules else None, bet=bet, turn_seconds=turn_seconds))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.configured"))
 
@@ -249,7 +249,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             return
         try:
             await within(interaction, self.manager.transfer_host(interaction.channel_id, interaction.user.id, user.id))  # type: ignore[arg-type]
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.host_changed", name=user.display_name))
 
@@ -264,7 +264,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         self._note_locale(interaction, channel_id)
         try:
             hand = await within(interaction, self.manager.play(channel_id, interaction.user.id, cards))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=False)
 
@@ -293,7 +293,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         assert channel_id is not None
         try:
             hand = await within(interaction, self.manager.pass_turn(channel_id, interaction.user.id))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=False)
 
@@ -340,7 +340,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         try:
             games = await within(interaction, db.recent_games(
                 self.manager.db, interaction.guild_id, interaction.channel_id, limit=10))  # type: ignore[arg-type]
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, embed=history_embed(games, lang_of(interaction)))
 
@@ -354,7 +354,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         target = user or interaction.user
         try:
             stats = await within(interaction, db.player_stats(self.manager.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, embed=stats_embed(stats, target.display_name, lang_of(interaction)))
 
@@ -378,7 +378,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     async def _next(self, interaction: discord.Interaction, channel_id: int) -> None:
         try:
             snapshot, started = await within(interaction, self.manager.next_game(channel_id, interaction.user.id))
-        except EXPECTED as error:
+        except Exception as error:
             return await fail(interaction, error)
         if started:
             return await self._after_deal(interaction, channel_id, "reply.started")
@@ -412,7 +412,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
                 if not chosen:
                     raise IllegalPlayError("choose at least one card", code="empty")
                 hand = await within(interaction, self.manager.play(channel_id, interaction.user.id, chosen), update=True)
-        except (EXPECTED + (ValueError,)) as error:
+        except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=True)
         await self._dm_notice(interaction, channel_id)

@@ -98,6 +98,8 @@ class TableManager:
         self._versions = itertools.count(1)
         self._sweeper: asyncio.Task[None] | None = None
         self._closing = False
+        # Shuffles are unpredictable unless a test asks for reproducible deals.
+        self._seeds = random.Random(settings.deal_seed) if settings.deal_seed is not None else None
 
     # ------------------------------------------------------------- queries
     def table(self, channel_id: int) -> Table | None:
@@ -377,7 +379,7 @@ class TableManager:
             assert seat.user_id is not None
             await self._check_chips(table, seat.user_id)
         lead = table.next_lead()
-        seed = secrets.randbits(64)
+        seed = self._seeds.getrandbits(64) if self._seeds is not None else secrets.randbits(64)
         game = Game.deal(
             table.rules, len(table.seats), seed, first_game=lead.first_game, previous_winner=lead.seat
         )
@@ -456,10 +458,33 @@ class TableManager:
             change.hands_to_refresh.add(game.turn)  # their DM now says "your turn" and shows what to beat
         change.hands_to_refresh.update(self._chop_watchers(table))
         if game.finished:
-            await self._finish(table, change)
+            try:
+                await self._finish(table, change)
+            except Exception:
+                # The move is stored; settlement is idempotent, so try again later
+                # (a restart would also settle it).
+                log.exception("settling game %s failed; will retry", table.game_id)
+                self._spawn(table.channel_id, self._retry_settlement(table.channel_id))
         else:
             self._schedule(table)
         return outcome
+
+    async def _retry_settlement(self, channel_id: int) -> None:
+        delay = 1.0
+        while not self._closing:
+            await asyncio.sleep(delay)
+            try:
+                async with self._locked(channel_id) as (table, change):
+                    game = table.game
+                    if table.phase is not Phase.PLAYING or game is None or not game.finished:
+                        return
+                    await self._finish(table, change)
+                    return
+            except TableError:
+                return
+            except Exception:
+                log.exception("settling at table %s failed again", channel_id)
+                delay = min(delay * 2, 60.0)
 
     def _chop_watchers(self, table: Table) -> set[int]:
         """Humans not on turn who may chop out of turn now (their controls must offer it)."""
@@ -530,9 +555,13 @@ class TableManager:
                 self._spawn_ai(table, other, token)
 
     def _spawn_ai(self, table: Table, seat: int, token: Any) -> None:
-        tasks = [task for task in self._ai_tasks.get(table.channel_id, []) if not task.done()]
-        tasks.append(asyncio.create_task(self._ai_move(table.channel_id, seat, token), name=f"ai-{table.channel_id}"))
-        self._ai_tasks[table.channel_id] = tasks
+        self._spawn(table.channel_id, self._ai_move(table.channel_id, seat, token))
+
+    def _spawn(self, channel_id: int, work: Any) -> None:
+        """Run ``work`` in the background, cancelled when the table closes."""
+        tasks = [task for task in self._ai_tasks.get(channel_id, []) if not task.done()]
+        tasks.append(asyncio.create_task(work, name=f"table-{channel_id}"))
+        self._ai_tasks[channel_id] = tasks
 
     def _cancel_timer(self, channel_id: int) -> None:
         timer = self._timers.pop(channel_id, None)
@@ -641,6 +670,8 @@ class TableManager:
                         await self._finish(table, change)
                     else:
                         self._schedule(table)  # the turn restarts with full time
+                        if table.game.turn is not None:
+                            change.hands_to_refresh.add(table.game.turn)
             log.info("restored table %s (%s)", table.channel_id, table.phase.value)
 
     async def _load_game(self, game_id: int) -> Game:

@@ -33,6 +33,8 @@ class Settings:
     min_turn_seconds: int = 10
     table_edit_interval: float = 1.0
     """Minimum seconds between two edits of one table message (Discord rate limits)."""
+    deal_seed: int | None = None
+    """Test only: make the shuffles of a run reproducible."""
     api_base: str | None = None
     """Test only: Discord REST base URL (a fake server)."""
     gateway_url: str | None = None
@@ -62,6 +64,7 @@ class Settings:
             ai_budget_ms=_int(env.get("AI_BUDGET_MS")) or 300,
             min_turn_seconds=_int(env.get("TIENLEN_TEST_MIN_TURN_SECONDS")) or 10,
             table_edit_interval=_float(env.get("TIENLEN_TEST_EDIT_INTERVAL"), 1.0),
+            deal_seed=_int(env.get("TIENLEN_TEST_SEED")),
             api_base=env.get("TIENLEN_TEST_API_BASE") or None,
             gateway_url=env.get("TIENLEN_TEST_GATEWAY_URL") or None,
         )

@@ -543,8 +543,8 @@ class Game:
             raise IllegalPlayError(
                 f"you do not hold {format_cards(cards_of(missing))}", code="not_in_hand", cards=cards_of(missing)
             )
-        if isinstance(cards, Combo):
-            return cards
+        if isinstance(cards, Combo) and not (self.rules.follow_suit or not self.rules.consecutive_pairs):
+            return cards  # any combination is valid under rules this lenient
         return classify(mask, self.rules)
 
     def _check_on_turn(self, combo: Combo) -> None:
