@@ -19,6 +19,7 @@ def settings(tmp_path, fake_discord):
         ai_workers=0,
         table_edit_interval=0.0,
         min_turn_seconds=1,
+        deal_seed=2026,
     )
 
 
@@ -26,7 +27,8 @@ def settings(tmp_path, fake_discord):
 def make_bot(settings):
     from bot import TienLenBot
 
-    def make(**changes):
-        return TienLenBot(dataclasses.replace(settings, **changes), guild_ready_timeout=0.05)
+    def make(*, sync_globally: bool = False, **changes):
+        return TienLenBot(dataclasses.replace(settings, **changes), sync_globally=sync_globally,
+                          guild_ready_timeout=0.05)
 
     return make

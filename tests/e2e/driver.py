@@ -40,6 +40,7 @@ class TableDriver:
     rules_name: str = "mien-nam"
     players: list[Any] = field(default_factory=list)
     ephemeral_hands: dict[int, Any] = field(default_factory=dict)
+    """Players whose DMs are closed: their last "My hand" view (None until opened)."""
     actions: int = 0
 
     @property

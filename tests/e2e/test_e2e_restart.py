@@ -1,0 +1,93 @@
+"""Restarts: stop the bot mid-game (cleanly, then by crashing), start a new bot
+on the same database and fake Discord, and finish the game; the result equals
+an uninterrupted replay of the stored actions and no chip is paid twice."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+import db
+from db.models import LedgerRow
+from tests.e2e.test_e2e_full_game import open_table
+from tienlen import Game
+
+
+async def _play_some(driver, moves: int) -> None:
+    for _ in range(moves):
+        user = await driver.wait_for_human_turn()
+        assert user is not None, "the game ended too early for this test"
+        await driver.play_turn(user)
+
+
+async def _check_settled_once(bot, fake, game_id: int, humans) -> None:
+    stored = await db.load_game(bot.database, game_id)
+    record = dict(stored.record)
+    record["actions"] = list(stored.actions)
+    replay = Game.from_json(record)
+    assert replay.finished
+    assert stored.outcome is not None
+    assert stored.outcome["settlement"] == {str(seat): units for seat, units in replay.settlement().items()}
+    async with bot.database.read() as session:
+        entries = await session.scalar(
+            select(func.count()).select_from(LedgerRow).where(LedgerRow.game_id == game_id)
+        )
+    assert entries == len(humans)
+    for seat, user in enumerate(humans):
+        account = await db.get_account(bot.database, fake.guild.id, user.id)
+        expected = bot.settings.starting_chips + replay.settlement()[seat] * 10
+        assert account.balance == expected
+
+
+@pytest.mark.parametrize("how", ["clean", "crash"])
+async def test_restart_mid_game_then_finish(fake_discord, start_bot, make_bot, how):
+    fake = fake_discord
+    humans = fake.users[:3]
+    first = await start_bot(make_bot())
+    driver = await open_table(fake, humans, "mien-nam")
+    await _play_some(driver, 5)
+    game_id = first.bot.manager.table(driver.channel_id).game_id
+    if how == "clean":
+        await first.stop()
+    else:
+        await first.crash()
+    second_bot = make_bot()
+    await start_bot(second_bot)
+    await fake.wait_for(lambda: "restarted" in driver.table.text(), what="the restored table message")
+    await driver.play_to_the_end()
+    await fake.wait_for(lambda: driver.phase() == "between")
+    await _check_settled_once(second_bot, fake, game_id, humans)
+
+
+async def test_crash_between_last_move_and_settlement_settles_once(fake_discord, start_bot, make_bot, monkeypatch):
+    fake = fake_discord
+    humans = fake.users[:2]
+    first = await start_bot(make_bot())
+    driver = await open_table(fake, humans, "mien-nam")
+    real_settle = db.settle_game
+
+    async def crash_instead(*args, **kwargs):
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(db, "settle_game", crash_instead)
+    table = first.bot.manager.table(driver.channel_id)
+    game_id = table.game_id
+    while not table.game.finished:
+        user = await driver.wait_for_human_turn(timeout=5)
+        if user is None:
+            break
+        try:
+            await driver.play_turn(user)
+        except AssertionError:
+            break  # the final move's reply failed with the power cut
+    assert table.game.finished
+    await first.crash()
+    monkeypatch.setattr(db, "settle_game", real_settle)
+    second_bot = make_bot()
+    await start_bot(second_bot)
+    await fake.wait_for(lambda: driver.phase() == "between", what="the restored game to be settled")
+    await _check_settled_once(second_bot, fake, game_id, humans)
+    third_bot = make_bot()
+    await second_bot.close()
+    await start_bot(third_bot)  # a second restart must not pay again
+    await _check_settled_once(third_bot, fake, game_id, humans)

@@ -1,0 +1,166 @@
+"""Refusals and private information, end to end: DMs closed, wrong user, wrong
+turn, illegal plays, double clicks, stale and crafted buttons, and a scan of
+everything public for cards still in someone's hand."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+from i18n import t
+from tests.e2e.driver import TableDriver
+from tests.e2e.test_e2e_full_game import open_table
+
+from tienlen.cards import cards_of
+
+
+def hand_of(bot, user):
+    table = bot.manager.table(next(iter(bot.manager._tables)))
+    seat = table.game_seat_of(user.id)
+    return table.game.hand(seat)
+
+
+async def test_dms_closed_player_plays_through_the_ephemeral_view(fake_discord, start_bot, make_bot):
+    fake = fake_discord
+    await start_bot(make_bot())
+    closed = fake.users[1]
+    closed.dms_open = False
+    driver = await open_table(fake, fake.users[:3], "mien-nam")
+    driver.ephemeral_hands[closed.id] = None
+    assert not [m for m in fake.dm_messages(closed) if m.has_component_prefix("tl:h:")]
+    first = await driver.open_hand(closed)
+    assert t("en", "hand.dms_closed") in first.text()
+    second = await driver.open_hand(closed)
+    assert t("en", "hand.dms_closed") not in second.text()  # said once
+    await driver.play_to_the_end()
+    assert driver.phase() == "between"
+
+
+async def test_refusals_leave_the_game_unchanged(fake_discord, start_bot, make_bot):
+    fake = fake_discord
+    bot = make_bot()
+    await start_bot(bot)
+    alice, bob, carol = fake.users[:3]
+    driver = await open_table(fake, [alice, bob], "mien-nam")
+    on_turn = await driver.wait_for_human_turn()
+    waiting = bob if on_turn is alice else alice
+    game = bot.manager.table(driver.channel_id).game
+    actions_before = len(game.actions)
+    channel, game_id = driver.channel_id, bot.manager.table(driver.channel_id).game_id
+
+    spectator = await fake.click(carol, driver.table, driver.custom_id("hand"))
+    assert spectator.ephemeral and t("en", "reply.spectator") in spectator.content
+
+    crafted = await fake.click(carol, driver.table, f"tl:h:play:{channel}:{game_id}:1", force=True)
+    assert crafted.ephemeral and crafted.content == t("en", "error.stale")
+
+    typed = await fake.slash(carol, "tienlen pass")
+    assert typed.ephemeral and typed.content == t("en", "error.not_in_game")
+
+    own = driver.hand_message(waiting)
+    pass_id = next(cid for cid in own.custom_ids() if cid.startswith("tl:h:pass:"))
+    wrong_turn = await fake.click(waiting, own, pass_id, force=True)
+    assert wrong_turn.ephemeral and wrong_turn.content == t("en", "error.not_your_turn")
+
+    someone_elses = hand_of(bot, on_turn)[0]
+    stolen = await fake.slash(waiting, "tienlen play", cards=someone_elses.code)
+    assert stolen.ephemeral and stolen.content in (
+        t("en", "error.not_your_turn"), t("en", "error.not_in_hand", cards=str(someone_elses)))
+    own_turn_steal = await fake.slash(on_turn, "tienlen play", cards=hand_of(bot, waiting)[0].code)
+    assert own_turn_steal.content == t("en", "error.not_in_hand", cards=str(hand_of(bot, waiting)[0]))
+
+    stale = await fake.click(on_turn, driver.hand_message(on_turn), f"tl:h:pass:{channel}:{game_id + 99}", force=True)
+    assert stale.content == t("en", "error.stale")
+
+    unknown = await fake.click(on_turn, driver.table, "something:else", force=True)
+    assert unknown.ephemeral and unknown.content == t("en", "error.stale")
+
+    # An illegal play: two cards of different ranks are no combination.
+    hand = hand_of(bot, on_turn)
+    lowest, highest = hand[0], hand[-1]
+    message = driver.hand_message(on_turn)
+    picker = next(cid for cid in message.custom_ids() if cid.startswith("tl:h:cards:"))
+    picked = await fake.select(on_turn, message, picker, [lowest.code, highest.code])
+    play_id = next(cid for cid in picked.message.custom_ids() if cid.startswith("tl:h:play:"))
+    illegal = await fake.click(on_turn, picked.message, play_id)
+    assert illegal.ephemeral and illegal.content == t("en", "error.not_a_combo")
+    assert len(game.actions) == actions_before
+
+
+async def test_double_click_plays_once(fake_discord, start_bot, make_bot):
+    fake = fake_discord
+    bot = make_bot()
+    await start_bot(bot)
+    driver = await open_table(fake, fake.users[:2], "mien-nam")
+    user = await driver.wait_for_human_turn()
+    game = bot.manager.table(driver.channel_id).game
+    before = len(game.actions)
+    message = driver.hand_message(user)
+    quick = next(cid for cid in message.custom_ids() if cid.startswith("tl:h:quick:"))
+    value = message.component(quick)["options"][0]["value"]
+    first, second = await asyncio.gather(
+        fake.select(user, message, quick, [value]), fake.select(user, message, quick, [value])
+    )
+    assert len(game.actions) == before + 1
+    refused = [result for result in (first, second) if result.ephemeral and result.content]
+    assert len(refused) == 1
+
+
+async def test_buttons_of_a_finished_game_are_refused(fake_discord, start_bot, make_bot):
+    fake = fake_discord
+    await start_bot(make_bot())
+    driver = await open_table(fake, fake.users[:2], "mien-nam")
+    old_hand = await fake.wait_for(lambda: driver.hand_message(fake.users[0]))
+    pass_id = next(cid for cid in old_hand.custom_ids() if cid.startswith("tl:h:pass:"))
+    await driver.play_to_the_end()
+    # The DM was edited to its final state (no buttons); an old client could still send the click.
+    result = await fake.click(fake.users[0], old_hand, pass_id, force=True)
+    assert result.ephemeral and result.content == t("en", "error.stale")
+
+
+CARD_TEXT = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([SCDH♠♣♦♥])(?![a-z])")
+
+
+def cards_in(text: str) -> set[str]:
+    return {rank + {"♠": "S", "♣": "C", "♦": "D", "♥": "H"}.get(suit, suit) for rank, suit in CARD_TEXT.findall(text)}
+
+
+async def test_no_hidden_card_in_public_messages_or_info_logs(fake_discord, start_bot, make_bot, caplog):
+    fake = fake_discord
+    bot = make_bot()
+    caplog.set_level(logging.INFO)
+    await start_bot(bot)
+    driver = await open_table(fake, fake.users[:4], "mien-nam")
+    table = bot.manager.table(driver.channel_id)
+    checked = 0
+    while True:
+        user = await driver.wait_for_human_turn()
+        if user is None:
+            break
+        hidden = set()
+        for seat in range(table.game.players):
+            hidden |= {card.code for card in cards_of(table.game.hand_mask(seat))}
+        public = "\n".join(fake.public_texts())
+        logs = "\n".join(record.getMessage() for record in caplog.records if record.levelno >= logging.INFO)
+        assert not cards_in(public) & hidden, "a card still in a hand appears in a public message"
+        assert not cards_in(logs) & hidden, "a card still in a hand appears in an INFO log line"
+        checked += 1
+        await driver.play_turn(user)
+    assert checked > 10
+
+
+async def test_silent_player_times_out_then_the_ai_takes_over(fake_discord, start_bot, make_bot):
+    fake = fake_discord
+    await start_bot(make_bot())
+    alice, bob = fake.users[:2]
+    created = await fake.slash(alice, "tienlen create", rules="mien-nam", bet=10, turn_seconds=1)
+    driver = TableDriver(fake, created.message, "mien-nam", players=[alice, bob])
+    await fake.click(bob, driver.table, driver.custom_id("join"))
+    await fake.click(alice, driver.table, driver.custom_id("start"))
+    # Nobody touches anything: time-outs, then AFK take-over, then the AI finishes the game.
+    await fake.wait_for(lambda: driver.phase() == "between", timeout=30, what="the game to end on its own")
+    history = "\n".join(driver.table.revision_texts())
+    assert t("en", "event.timeout", name="alice") in history or t("en", "event.timeout", name="bob") in history
+    assert "AFK" in history
+
