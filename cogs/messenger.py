@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -20,7 +21,7 @@ from cogs.components import hand_view, table_view
 from cogs.presenter import hand_embed, summary_embed, table_embed
 from i18n import language_of, t
 from runtime.snapshot import HandSnapshot, TableSnapshot
-from tienlen.cards import mask_of
+from tienlen.cards import cards_of, mask_of
 
 if TYPE_CHECKING:
     from runtime.manager import TableManager
@@ -40,15 +41,23 @@ def hand_fingerprint(hand: HandSnapshot) -> tuple[Any, ...]:
             hand.out_of_turn, hand.top, hand.in_play, hand.finished, mask_of(hand.selected))
 
 
+def picture_key(hand: HandSnapshot) -> tuple[int, int]:
+    """What the hand picture depends on: the cards and the selection."""
+    return mask_of(hand.cards), mask_of(hand.selected)
+
+
+@lru_cache(maxsize=512)
+def _hand_png(cards_mask: int, selected_mask: int) -> bytes:
+    from render import render_hand
+
+    return render_hand(cards_of(cards_mask), selected=cards_of(selected_mask))
+
+
 def hand_files(hand: HandSnapshot) -> list[discord.File]:
     """The hand picture (numbered cards matching the picker)."""
     if not hand.cards:
         return []
-    from render import render_hand
-
-    playable = {card for combo in hand.legal for card in combo.cards} if (hand.is_turn or hand.out_of_turn) else None
-    data = render_hand(list(hand.cards), selected=hand.selected, playable=playable)
-    return [discord.File(io.BytesIO(data), filename=HAND_IMAGE)]
+    return [discord.File(io.BytesIO(_hand_png(*picture_key(hand))), filename=HAND_IMAGE)]
 
 
 class Messenger:
@@ -61,7 +70,7 @@ class Messenger:
         self._editors: dict[int, asyncio.Task[None]] = {}
         self._shown_top: dict[int, Any] = {}
         self._posted_summaries: set[int] = set()
-        self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...]]] = {}
+        self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...], tuple[int, int]]] = {}
         self.dm_closed: set[tuple[int, int]] = set()
         self._dm_notice_due: set[tuple[int, int]] = set()
 
@@ -118,7 +127,7 @@ class Messenger:
     # --------------------------------------------------------------- DMs
     def remember_dm(self, channel_id: int, user_id: int, message: discord.Message, hand: HandSnapshot) -> None:
         """The cog just updated this DM hand message in its interaction response."""
-        self._dm_messages[(channel_id, user_id)] = (message, hand_fingerprint(hand))
+        self._dm_messages[(channel_id, user_id)] = (message, hand_fingerprint(hand), picture_key(hand))
 
     def take_dm_notice(self, channel_id: int, user_id: int) -> bool:
         """True once after the player's DMs were found closed at this table."""
@@ -141,11 +150,14 @@ class Messenger:
         view = hand_view(hand, lang)
         try:
             if previous is not None:
-                message = await previous[0].edit(embed=embed, view=view, attachments=hand_files(hand))
+                kwargs: dict[str, Any] = {"embed": embed, "view": view}
+                if previous[2] != picture_key(hand):  # the picture stays when the cards did not change
+                    kwargs["attachments"] = hand_files(hand)
+                message = await previous[0].edit(**kwargs)
             else:
-                user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
-                message = await user.send(embed=embed, view=view, files=hand_files(hand))
-            self._dm_messages[key] = (message, fingerprint)
+                channel = await self.bot.create_dm(discord.Object(id=user_id))  # cached after the first
+                message = await channel.send(embed=embed, view=view, files=hand_files(hand))
+            self._dm_messages[key] = (message, fingerprint, picture_key(hand))
         except discord.Forbidden:
             self.dm_closed.add(key)
             self._dm_notice_due.add(key)

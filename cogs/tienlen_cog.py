@@ -401,17 +401,20 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if table is None or table.game_id != game_id or table.phase is not Phase.PLAYING:
             return await reply(interaction, t(lang, "error.stale"))
         self._note_locale(interaction, channel_id)
+        from_dm = interaction.guild_id is None  # the answer below updates that DM itself
         try:
             if action in ("cards", "clear"):
                 selected = tuple(parse_cards(" ".join(values))) if action == "cards" else ()
                 hand = self.manager.hand(channel_id, interaction.user.id, selected=selected)
             elif action == "pass":
-                hand = await within(interaction, self.manager.pass_turn(channel_id, interaction.user.id), update=True)
+                hand = await within(interaction, self.manager.pass_turn(
+                    channel_id, interaction.user.id, refresh_dm=not from_dm), update=True)
             else:
                 chosen = int(values[0], 16) if action == "quick" else (mask or 0)
                 if not chosen:
                     raise IllegalPlayError("choose at least one card", code="empty")
-                hand = await within(interaction, self.manager.play(channel_id, interaction.user.id, chosen), update=True)
+                hand = await within(interaction, self.manager.play(
+                    channel_id, interaction.user.id, chosen, refresh_dm=not from_dm), update=True)
         except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=True)

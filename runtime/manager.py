@@ -72,6 +72,7 @@ class _Change:
     dealt: bool = False
     hands_to_refresh: set[int] = field(default_factory=set)
     closed: bool = False
+    silent: bool = False  # the caller shows the result itself (a new table's first message)
 
 
 class TableManager:
@@ -95,6 +96,7 @@ class TableManager:
         self._ai_tasks: dict[int, list[asyncio.Task[None]]] = {}
         self._snapshots: dict[int, TableSnapshot] = {}
         self._summaries: dict[int, GameSummary] = {}
+        self._notifications: dict[int, asyncio.Task[None]] = {}
         self._versions = itertools.count(1)
         self._sweeper: asyncio.Task[None] | None = None
         self._closing = False
@@ -153,6 +155,7 @@ class TableManager:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.flush()
         self.ai.close()
 
     # ------------------------------------------------------------- the lock
@@ -168,7 +171,9 @@ class TableManager:
             table = self._require(channel_id)
             yield table, change
             snapshot = self._publish(table, change)
-        await self._notify(table, snapshot, change)
+            hands = self._hands_to_send(table, change)
+        if not change.silent:
+            self._queue_notification(table.channel_id, snapshot, hands)
 
     def _require(self, channel_id: int) -> Table:
         table = self._tables.get(channel_id)
@@ -191,23 +196,47 @@ class TableManager:
         self._snapshots[table.channel_id] = snapshot
         return snapshot
 
-    async def _notify(self, table: Table, snapshot: TableSnapshot, change: _Change) -> None:
+    def _hands_to_send(self, table: Table, change: _Change) -> tuple[bool, dict[int, HandSnapshot]]:
+        """Private hands to (re)send, built inside the lock: (dealt now?, hands)."""
+        if table.game is None or change.closed:
+            return False, {}
+        if change.dealt:
+            seats = {seat for seat, info in enumerate(table.game_seats) if not info.is_ai}
+        else:
+            seats = {seat for seat in change.hands_to_refresh if not table.game_seats[seat].is_ai}
+        return change.dealt, {seat: hand_of(table, seat) for seat in sorted(seats)}
+
+    def _queue_notification(self, channel_id: int, snapshot: TableSnapshot, hands: tuple[bool, dict[int, HandSnapshot]]) -> None:
+        """Tell Discord in the background, one table's notifications in order,
+        so nobody's interaction waits for other players' DMs."""
+        previous = self._notifications.get(channel_id)
+        task = asyncio.create_task(self._notify(previous, snapshot, hands), name=f"notify-{channel_id}")
+        self._notifications[channel_id] = task
+
+    async def _notify(
+        self, previous: "asyncio.Task[None] | None", snapshot: TableSnapshot, hands: tuple[bool, dict[int, HandSnapshot]]
+    ) -> None:
+        if previous is not None and not previous.done():
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await previous
+        dealt, private = hands
         try:
             await self.notifier.table_changed(snapshot)
-            if table.game is None or change.closed:
-                return
-            if change.dealt:
-                hands = {
-                    seat: hand_of(table, seat)
-                    for seat, info in enumerate(table.game_seats)
-                    if not info.is_ai
-                }
-                await self.notifier.hands_dealt(snapshot, hands)
-            for seat in sorted(change.hands_to_refresh):
-                if table.game is not None and not table.game_seats[seat].is_ai:
-                    await self.notifier.hand_changed(snapshot, hand_of(table, seat))
+            if dealt:
+                await self.notifier.hands_dealt(snapshot, private)
+            else:
+                for hand in private.values():
+                    await self.notifier.hand_changed(snapshot, hand)
         except Exception:  # a Discord failure must never undo a stored change
-            log.exception("notifier failed for table %s", table.channel_id)
+            log.exception("notifier failed for table %s", snapshot.channel_id)
+
+    async def flush(self, channel_id: int | None = None) -> None:
+        """Wait until queued notifications have been sent (tests, shutdown)."""
+        tasks = [self._notifications[channel_id]] if channel_id in self._notifications else (
+            list(self._notifications.values()) if channel_id is None else [])
+        for task in tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await task
 
     # ---------------------------------------------------------------- lobby
     async def create_table(
@@ -241,6 +270,7 @@ class TableManager:
                 del self._tables[channel_id]
                 raise
             change.events.append(Event("joined", name=host.name))
+            change.silent = True
         return self._snapshots[channel_id]
 
     async def set_message(self, channel_id: int, message_id: int) -> None:
@@ -407,22 +437,26 @@ class TableManager:
             await self._save(table)
             self._schedule(table)
 
-    async def play(self, channel_id: int, user_id: int, cards: "Combo | str | list[Card] | int") -> HandSnapshot:
-        """A human plays ``cards``; raises IllegalPlayError/TableError with a reason."""
-        async with self._locked(channel_id) as (table, change):
-            seat = self._human_seat(table, user_id)
-            combo = cards if isinstance(cards, Combo) else as_mask(parse_cards(cards) if isinstance(cards, str) else cards)
-            await self._apply(table, change, lambda game: game.play(seat, combo), actor=seat)
-            hand = hand_of(table, seat) if table.game is not None else None
-        assert hand is not None
-        return hand
+    async def play(
+        self, channel_id: int, user_id: int, cards: "Combo | str | list[Card] | int", *, refresh_dm: bool = True
+    ) -> HandSnapshot:
+        """A human plays ``cards``; raises IllegalPlayError/TableError with a reason.
 
-    async def pass_turn(self, channel_id: int, user_id: int) -> HandSnapshot:
+        ``refresh_dm=False`` when the answer to this very interaction updates the
+        player's DM hand message (the click came from it)."""
+        if isinstance(cards, str):
+            cards = parse_cards(cards)
+        combo = cards if isinstance(cards, Combo) else as_mask(cards)
         async with self._locked(channel_id) as (table, change):
             seat = self._human_seat(table, user_id)
-            await self._apply(table, change, lambda game: game.pass_turn(seat), actor=seat)
-            hand = hand_of(table, seat)
-        return hand
+            await self._apply(table, change, lambda game: game.play(seat, combo), actor=seat, refresh_actor=refresh_dm)
+            return hand_of(table, seat)
+
+    async def pass_turn(self, channel_id: int, user_id: int, *, refresh_dm: bool = True) -> HandSnapshot:
+        async with self._locked(channel_id) as (table, change):
+            seat = self._human_seat(table, user_id)
+            await self._apply(table, change, lambda game: game.pass_turn(seat), actor=seat, refresh_actor=refresh_dm)
+            return hand_of(table, seat)
 
     def _human_seat(self, table: Table, user_id: int) -> int:
         if table.phase is not Phase.PLAYING or table.game is None:
@@ -433,7 +467,13 @@ class TableManager:
         return seat
 
     async def _apply(
-        self, table: Table, change: _Change, action: Callable[[Game], Outcome], *, actor: int | None = None
+        self,
+        table: Table,
+        change: _Change,
+        action: Callable[[Game], Outcome],
+        *,
+        actor: int | None = None,
+        refresh_actor: bool = True,
     ) -> Outcome:
         """Apply one engine action, store it, then schedule what comes next."""
         game = table.game
@@ -453,7 +493,8 @@ class TableManager:
                 change.events.append(Event("back", seat=actor, name=seat.name))
         self._touch(table)
         change.events.extend(_events_of(table, outcome))
-        change.hands_to_refresh.add(outcome.action.seat)
+        if refresh_actor:
+            change.hands_to_refresh.add(outcome.action.seat)
         if game.turn is not None:
             change.hands_to_refresh.add(game.turn)  # their DM now says "your turn" and shows what to beat
         change.hands_to_refresh.update(self._chop_watchers(table))

@@ -89,8 +89,11 @@ class TableDriver:
         """The human whose turn it is, once their hand shows it (None when the game ended)."""
 
         def ready() -> Any:
-            if self.phase() != "playing":
+            phase = self.phase()
+            if phase in ("between", "closed"):
                 return "over"
+            if phase != "playing":
+                return None  # the deal is still being shown
             name = self.turn_name()
             user = self.user_named(name) if name else None
             if user is None:

@@ -28,6 +28,8 @@ async def test_dms_closed_player_plays_through_the_ephemeral_view(fake_discord, 
     closed.dms_open = False
     driver = await open_table(fake, fake.users[:3], "mien-nam")
     driver.ephemeral_hands[closed.id] = None
+    # The bot tried to DM the hand and Discord refused (403).
+    await fake.wait_for(lambda: any(r.status == 403 for r in fake.requests), what="the refused DM")
     assert not [m for m in fake.dm_messages(closed) if m.has_component_prefix("tl:h:")]
     first = await driver.open_hand(closed)
     assert t("en", "hand.dms_closed") in first.text()

@@ -1,0 +1,165 @@
+"""Load: one bot process against the fake Discord with many tables playing at once.
+
+    python bench/bench_load.py [--tables 10 100 500] [--seconds 60]
+
+For each size, N tables of four scripted players (each in its own channel) play
+with buttons and selects only, choosing the engine's baseline play.  Reported:
+interactions per second, latency from INTERACTION_CREATE to the bot's first
+callback (p50, p99, max), the bot's memory per table, and REST requests per
+game action (Discord rate-limits message edits, so fewer is better).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from i18n import t  # noqa: E402
+from tests.e2e.driver import baseline_key, field_value  # noqa: E402
+from tests.e2e.process import BotProcess  # noqa: E402
+from tests.fakediscord import FakeDiscord  # noqa: E402
+from tienlen import RULESETS, classify  # noqa: E402
+
+NOW = t("en", "table.now")
+RULES = RULESETS["mien-nam"]
+
+
+class Load:
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.fake = fake
+        self.latencies: list[float] = []
+        self.actions = 0
+        self.interactions = 0
+        self.games = 0
+        self.slow: list[float] = []
+
+    async def interact(self, coro):
+        result = await coro
+        self.interactions += 1
+        self.latencies.append(result.latency)
+        return result
+
+    async def table(self, index: int, stop: float) -> None:
+        fake = self.fake
+        channel = fake.add_channel(f"table-{index}")
+        users = [fake.add_user(f"p{index}-{seat}") for seat in range(4)]
+        created = await self.interact(fake.slash(users[0], "tienlen create", channel=channel))
+        table = created.message
+        for user in users[1:]:
+            await self.interact(fake.click(user, table, f"tl:t:join:{channel.id}"))
+        await self.interact(fake.click(users[0], table, f"tl:t:start:{channel.id}"))
+        by_name = {user.name: user for user in users}
+        last_text = None
+        while time.monotonic() < stop:
+            if any(cid.startswith("tl:t:next:") for cid in table.custom_ids()):
+                self.games += 1
+                await self.interact(fake.click(users[0], table, f"tl:t:next:{channel.id}"))
+                await asyncio.sleep(0.05)
+                continue
+            value = field_value(table, NOW) or ""
+            match = re.search(r"\*\*(.+?)\*\*", value)
+            user = by_name.get(match.group(1)) if match else None
+            hand = fake.latest_with_component(user, "tl:h:") if user else None
+            text = table.text() if hand else None
+            if hand is None or text == last_text or not _says_turn(hand):
+                await asyncio.sleep(0.05)
+                continue
+            last_text = text
+            await self.move(user, hand)
+
+    async def move(self, user, hand) -> None:
+        quick = next((cid for cid in hand.custom_ids() if cid.startswith("tl:h:quick:")), None)
+        if quick is not None:
+            options = hand.component(quick)["options"]
+            value = min(options, key=lambda option: baseline_key(classify(int(option["value"], 16), RULES)))["value"]
+            result = await self.interact(self.fake.select(user, hand, quick, [value]))
+        else:
+            passing = next(cid for cid in hand.custom_ids() if cid.startswith("tl:h:pass:"))
+            result = await self.interact(self.fake.click(user, hand, passing))
+        if not result.content:  # an error reply carries text; a move edits the hand
+            self.actions += 1
+
+
+def _says_turn(message) -> bool:
+    marker = t("en", "hand.your_turn")
+    return any(marker in (embed.get("description") or "") for embed in message.embeds)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+async def run(tables: int, seconds: float, edit_interval: float) -> dict:
+    async with FakeDiscord(default_world=True) as fake:
+        fake.fail_on_gaps = False
+        with tempfile.TemporaryDirectory() as folder:
+            bot = BotProcess(fake, f"sqlite+aiosqlite:///{folder}/load.db",
+                             TIENLEN_TEST_EDIT_INTERVAL=str(edit_interval), TIENLEN_TEST_SEED="1")
+            await bot.start()
+            try:
+                idle_rss = bot.rss_kib()
+                load = Load(fake)
+                mark = fake.mark()
+                started = time.monotonic()
+                tasks = [asyncio.create_task(load.table(i, started + seconds)) for i in range(tables)]
+                await asyncio.wait(tasks, timeout=seconds + 180)
+                for task in tasks:
+                    if task.done() and task.exception():
+                        raise task.exception()
+                elapsed = time.monotonic() - started
+                busy_rss = bot.rss_kib()
+                requests = fake.requests_since(mark)
+                routes = Counter(request.route for request in requests)
+            finally:
+                await bot.stop()
+    bot_requests = len(requests)
+    return {
+        "tables": tables,
+        "seconds": elapsed,
+        "interactions": load.interactions,
+        "interactions_per_s": load.interactions / elapsed,
+        "actions": load.actions,
+        "games": load.games,
+        "p50_ms": 1000 * percentile(load.latencies, 0.50),
+        "p99_ms": 1000 * percentile(load.latencies, 0.99),
+        "max_ms": 1000 * max(load.latencies, default=0),
+        "over_3s": sum(1 for latency in load.latencies if latency > 3),
+        "rss_per_table_kib": (busy_rss - idle_rss) / tables,
+        "rest_per_action": bot_requests / max(1, load.actions),
+        "routes": routes.most_common(6),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, nargs="+", default=[10, 100, 500])
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--edit-interval", type=float, default=1.0,
+                        help="minimum seconds between edits of one table message (production default 1.0)")
+    args = parser.parse_args()
+    rows = [asyncio.run(run(count, args.seconds, args.edit_interval)) for count in args.tables]
+    print(f"One bot process (SQLite), fake Discord in another process, {args.seconds:.0f} s per size, "
+          f"table edits at most every {args.edit_interval} s\n")
+    print("| tables | interactions/s | first response p50 ms | p99 ms | max ms | over 3 s | "
+          "moves | games | bot RSS per table KiB | REST requests per move |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print(f"| {row['tables']} | {row['interactions_per_s']:.1f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
+              f"{row['max_ms']:.0f} | {row['over_3s']} | {row['actions']} | {row['games']} | "
+              f"{row['rss_per_table_kib']:.0f} | {row['rest_per_action']:.2f} |")
+    for row in rows:
+        print(f"\n{row['tables']} tables, busiest routes: " + ", ".join(f"{route} ×{n}" for route, n in row["routes"]))
+
+
+if __name__ == "__main__":
+    main()

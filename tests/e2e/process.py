@@ -1,0 +1,81 @@
+"""The real bot as a separate process (``python bot.py``) talking to the fake Discord.
+
+Used where a test or benchmark needs a true process boundary: a SIGKILL in the
+middle of a game, or load where the bot must not share the generator's CPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class BotProcess:
+    def __init__(self, fake: Any, database_url: str, **env: str) -> None:
+        self.fake = fake
+        self.env = {
+            **os.environ,
+            "DISCORD_TOKEN": "fake-bot-token",
+            "DATABASE_URL": database_url,
+            "DEV_GUILD_ID": str(fake.guild.id),
+            "TIENLEN_TEST_API_BASE": fake.api_base,
+            "TIENLEN_TEST_GATEWAY_URL": fake.gateway_url,
+            "LOG_LEVEL": "WARNING",
+            "AI_DELAY_SECONDS": "0",
+            "AI_WORKERS": "0",
+            "TIENLEN_TEST_EDIT_INTERVAL": "0",
+            "PYTHONPATH": str(REPO),
+            **env,
+        }
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self, *, timeout: float = 60.0) -> "BotProcess":
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, str(REPO / "bot.py"), cwd=str(REPO), env=self.env,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )
+        await self.fake.wait_for(lambda: not self.fake.gateway.connected_sessions, timeout=timeout,
+                                 what="the previous bot's connection to drop")
+        await self.fake.wait_for_bot(count=1, timeout=timeout)
+        await self.fake.wait_for(lambda: self.fake.commands.list(self.fake.guild.id), timeout=timeout,
+                                 what="the bot to register its commands")
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def rss_kib(self) -> int:
+        """Resident memory of the bot process (Linux)."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    async def kill(self) -> None:
+        """An unclean stop: SIGKILL, no chance to close anything."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        """A clean stop: SIGINT, as Ctrl+C would."""
+        if self.process is None or self.process.returncode is not None:
+            return
+        self.process.send_signal(signal.SIGINT)
+        try:
+            await asyncio.wait_for(self.process.wait(), 15)
+        except asyncio.TimeoutError:
+            await self.kill()
+
+    async def stderr(self) -> str:
+        if self.process is None or self.process.stderr is None or self.process.returncode is None:
+            return ""
+        return (await self.process.stderr.read()).decode(errors="replace")

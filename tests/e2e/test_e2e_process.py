@@ -1,0 +1,55 @@
+"""The bot as a real process: SIGKILL in the middle of a game, restart, finish;
+and the one-line message when there is no token."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import db
+from tests.e2e.process import REPO, BotProcess
+from tests.e2e.test_e2e_full_game import open_table
+from tests.e2e.test_e2e_restart import _play_some
+from tienlen import Game
+
+
+async def test_sigkill_mid_game_then_a_new_process_finishes_it(fake_discord, tmp_path):
+    fake = fake_discord
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    first = await BotProcess(fake, url, TIENLEN_TEST_SEED="7").start()
+    try:
+        driver = await open_table(fake, fake.users[:3], "mien-nam")
+        await _play_some(driver, 6)
+        await first.kill()
+        second = await BotProcess(fake, url, TIENLEN_TEST_SEED="7").start()
+        try:
+            await fake.wait_for(lambda: "restarted" in driver.table.text(), timeout=20)
+            await driver.play_to_the_end()
+            await fake.wait_for(lambda: driver.phase() == "between", timeout=20)
+        finally:
+            await second.stop()
+    finally:
+        await first.stop()
+    database = db.Database.from_url(url)
+    try:
+        games = await db.recent_games(database, fake.guild.id, fake.channel.id, limit=5)
+        assert len(games) == 1
+        stored = await db.load_game(database, games[0].game_id)
+        record = dict(stored.record)
+        record["actions"] = list(stored.actions)
+        replay = Game.from_json(record)
+        assert replay.finished and stored.settled_at is not None
+        for seat, user in enumerate(fake.users[:3]):
+            account = await db.get_account(database, fake.guild.id, user.id)
+            assert account.balance == 1000 + replay.settlement()[seat] * 10
+    finally:
+        await database.dispose()
+
+
+def test_without_a_token_the_bot_says_how_to_get_one_in_one_line(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "DISCORD_TOKEN": ""}
+    result = subprocess.run([sys.executable, str(REPO / "bot.py")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "discord.com/developers" in lines[0]
