@@ -30,9 +30,9 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Messenger", "hand_files", "hand_fingerprint"]
 
-PLAY_IMAGE = "play.png"
-HAND_IMAGE = "hand.png"
-FINAL_IMAGE = "final.png"
+PLAY_IMAGE = "play.jpg"
+HAND_IMAGE = "hand.jpg"
+FINAL_IMAGE = "final.jpg"
 
 
 def hand_fingerprint(hand: HandSnapshot) -> tuple[Any, ...]:
@@ -47,7 +47,7 @@ def picture_key(hand: HandSnapshot) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=512)
-def _hand_png(cards_mask: int, selected_mask: int) -> bytes:
+def _hand_picture(cards_mask: int, selected_mask: int) -> bytes:
     from render import render_hand
 
     return render_hand(cards_of(cards_mask), selected=cards_of(selected_mask))
@@ -57,7 +57,7 @@ def hand_files(hand: HandSnapshot) -> list[discord.File]:
     """The hand picture (numbered cards matching the picker)."""
     if not hand.cards:
         return []
-    return [discord.File(io.BytesIO(_hand_png(*picture_key(hand))), filename=HAND_IMAGE)]
+    return [discord.File(io.BytesIO(_hand_picture(*picture_key(hand))), filename=HAND_IMAGE)]
 
 
 class Messenger:

@@ -1,8 +1,8 @@
 """Card pictures for the bot, drawn with Pillow (no image or font downloads).
 
 >>> from tienlen.cards import parse_cards
->>> png = render_hand(parse_cards("3S 4S 5H 10D QC 2H"))
->>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+>>> picture = render_hand(parse_cards("3S 4S 5H 10D QC 2H"))
+>>> picture[:3] == b"\\xff\\xd8\\xff"  # a JPEG (see EXTENSION)
 True
 
 Modules: :mod:`render.pictures` lays out and encodes the pictures,
@@ -13,6 +13,7 @@ vector suit symbols, :mod:`render.text` fonts and safe text for user names,
 
 from .faces import LARGE, SMALL, CardGeometry
 from .pictures import (
+    EXTENSION,
     MARGIN,
     MAX_WIDTH,
     RAISE,
@@ -36,6 +37,7 @@ __all__ = [
     "warm_up",
     "hand_size",
     "CARD_SIZE",
+    "EXTENSION",
     "SMALL_CARD_SIZE",
     "CardGeometry",
     "MARGIN",

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m render.examples [output folder]
 
-Writes ``hand-example.png``, ``play-example.png`` and ``final-example.png``
+Writes ``hand-example.jpg``, ``play-example.jpg`` and ``final-example.jpg``
 to ``docs/images`` (or the folder given).  The cards are fixed, so the output
 only changes when the drawing code does.
 """
@@ -36,14 +36,14 @@ def write_examples(folder: Path = DEFAULT_FOLDER) -> list[Path]:
     """Render the examples into ``folder``; returns the files written."""
     folder.mkdir(parents=True, exist_ok=True)
     pictures = {
-        "hand-example.png": render_hand(HAND, selected=SELECTED, playable=PLAYABLE),
-        "play-example.png": render_play(parse_cards("9S 9C"), caption="Minh: đôi 9"),
-        "final-example.png": render_final_hands(FINAL_ROWS),
+        "hand-example.jpg": render_hand(HAND, selected=SELECTED, playable=PLAYABLE),
+        "play-example.jpg": render_play(parse_cards("9S 9C"), caption="Minh: đôi 9"),
+        "final-example.jpg": render_final_hands(FINAL_ROWS),
     }
     written = []
-    for name, png in pictures.items():
+    for name, data in pictures.items():
         path = folder / name
-        path.write_bytes(png)
+        path.write_bytes(data)
         written.append(path)
     return written
 

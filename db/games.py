@@ -1,0 +1,271 @@
+"""Stored games: creation, the action log written action by action, the end
+of a game, and reading games back (to restore after a restart, or for
+/history).
+
+A game's ``record`` holds every hand.  It is private: nothing here logs it,
+and :class:`~db.records.StoredGame` keeps it out of its repr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db._sql import insert_for
+from db.coltypes import utcnow
+from db.database import Database
+from db.errors import ActionConflict, GameClosed, GameNotFound, InvalidGame
+from db.models import GameActionRow, GameRow
+from db.records import GameStatus, GameSummary, SeatSummary, StoredGame
+from db.validation import require_amount, require_id
+
+
+def human_seats(seats: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+    """Seat number → user id, for the seats a person occupies (not AI)."""
+    return {
+        number: seat["user_id"]
+        for number, seat in enumerate(seats)
+        if seat.get("user_id") is not None
+    }
+
+
+def _validated_seats(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    if isinstance(seats, (str, bytes)) or not isinstance(seats, Sequence) or not seats:
+        raise InvalidGame("seats must be a non-empty list")
+    checked = []
+    for number, seat in enumerate(seats):
+        if not isinstance(seat, Mapping) or "user_id" not in seat:
+            raise InvalidGame(f"seat {number} must be a mapping with a user_id")
+        user_id = seat["user_id"]
+        if user_id is not None:
+            require_id(user_id, what=f"seat {number} user_id")
+        checked.append(dict(seat))
+    users = [seat["user_id"] for seat in checked if seat["user_id"] is not None]
+    if len(users) != len(set(users)):
+        raise InvalidGame("a user cannot take two seats in one game")
+    return checked
+
+
+async def create_game(
+    db: Database,
+    *,
+    guild_id: int,
+    channel_id: int,
+    rules: str,
+    options: Mapping[str, Any],
+    bet: int,
+    seats: Sequence[Mapping[str, Any]],
+    record: Mapping[str, Any],
+) -> int:
+    """Store a new running game and return its id.
+
+    ``seats`` is a list of ``{"user_id": int | None, "name": str, "ai": level
+    | None}``; ``record`` is the engine's game JSON without its actions.
+    """
+    require_id(guild_id, what="guild_id")
+    require_id(channel_id, what="channel_id")
+    require_amount(bet, what="bet", allow_zero=True)
+    if not isinstance(rules, str) or not 0 < len(rules) <= 64:
+        raise InvalidGame(f"rules must be a preset name of 1 to 64 characters, got {rules!r}")
+    checked_seats = _validated_seats(seats)
+    async with db.write() as session:
+        game_id = await session.scalar(
+            insert(GameRow)
+            .values(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                rules=rules,
+                options=dict(options),
+                bet=bet,
+                seats=checked_seats,
+                record=dict(record),
+                status=GameStatus.RUNNING.value,
+                started_at=utcnow(),
+            )
+            .returning(GameRow.id)
+        )
+    assert game_id is not None
+    return int(game_id)
+
+
+async def append_action(db: Database, game_id: int, seq: int, action: Any) -> None:
+    """Store the game's action number ``seq``.
+
+    Storing the same action again at the same seq does nothing (a retry);
+    a different action there raises ActionConflict.  New actions are refused
+    once the game is no longer running.
+    """
+    require_id(seq, what="seq")
+    normalized = _json_roundtrip(action)
+    async with db.write() as session:
+        status = await _status_of(session, game_id)
+        inserted = await session.scalar(
+            insert_for(session, GameActionRow)
+            .values(game_id=game_id, seq=seq, action=normalized, created_at=utcnow())
+            .on_conflict_do_nothing(index_elements=["game_id", "seq"])
+            .returning(GameActionRow.seq)
+        )
+        if inserted is not None:
+            # Raising here rolls the insert back with the transaction.
+            if status != GameStatus.RUNNING:
+                raise GameClosed(f"game {game_id} is {status.value}; no new actions")
+            return
+        stored = await session.scalar(
+            select(GameActionRow.action).where(
+                GameActionRow.game_id == game_id, GameActionRow.seq == seq
+            )
+        )
+        if stored != normalized:
+            raise ActionConflict(f"game {game_id} already has a different action {seq}")
+
+
+async def finish_game(db: Database, game_id: int, outcome: Mapping[str, Any]) -> None:
+    """Mark the game finished with the engine's outcome (no-op if already)."""
+    await _close(db, game_id, GameStatus.FINISHED, dict(outcome))
+
+
+async def abort_game(db: Database, game_id: int, reason: str) -> None:
+    """Mark the game aborted (no-op if already); it will not be restored."""
+    await _close(db, game_id, GameStatus.ABORTED, {"aborted": reason})
+
+
+async def _close(db: Database, game_id: int, status: GameStatus, outcome: dict[str, Any]) -> None:
+    async with db.write() as session:
+        row = await session.get(GameRow, game_id)
+        if row is None:
+            raise GameNotFound(game_id)
+        current = GameStatus(row.status)
+        if current == status:
+            # settle_game may have marked it finished before the outcome came.
+            if row.outcome is None:
+                row.outcome = outcome
+            return
+        if current != GameStatus.RUNNING:
+            raise GameClosed(f"game {game_id} is already {current.value}")
+        await session.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id)
+            .values(status=status.value, ended_at=utcnow(), outcome=outcome)
+        )
+
+
+async def load_game(db: Database, game_id: int) -> StoredGame:
+    """The game with its actions; raises GameNotFound."""
+    async with db.read() as session:
+        row = await session.get(GameRow, game_id)
+        if row is None:
+            raise GameNotFound(game_id)
+        actions = await _actions_by_game(session, [game_id])
+        return _to_stored(row, actions.get(game_id, ()))
+
+
+async def unfinished_games(db: Database) -> list[StoredGame]:
+    """Every running game, oldest first, with its actions, for restoring."""
+    async with db.read() as session:
+        rows = list(
+            await session.scalars(
+                select(GameRow)
+                .where(GameRow.status == GameStatus.RUNNING.value)
+                .order_by(GameRow.id)
+            )
+        )
+        actions = await _actions_by_game(session, [row.id for row in rows])
+        return [_to_stored(row, actions.get(row.id, ())) for row in rows]
+
+
+async def recent_games(
+    db: Database, guild_id: int, channel_id: int, limit: int = 10
+) -> list[GameSummary]:
+    """The channel's last ended games, newest first, for /history."""
+    async with db.read() as session:
+        rows = await session.scalars(
+            select(GameRow)
+            .where(
+                GameRow.channel_id == channel_id,
+                GameRow.guild_id == guild_id,
+                GameRow.status != GameStatus.RUNNING.value,
+            )
+            .order_by(GameRow.id.desc())
+            .limit(limit)
+        )
+        return [_to_summary(row) for row in rows]
+
+
+async def _status_of(session: AsyncSession, game_id: int) -> GameStatus:
+    status = await session.scalar(select(GameRow.status).where(GameRow.id == game_id))
+    if status is None:
+        raise GameNotFound(game_id)
+    return GameStatus(status)
+
+
+async def _actions_by_game(
+    session: AsyncSession, game_ids: Sequence[int]
+) -> dict[int, tuple[Any, ...]]:
+    if not game_ids:
+        return {}
+    rows = await session.execute(
+        select(GameActionRow.game_id, GameActionRow.action)
+        .where(GameActionRow.game_id.in_(game_ids))
+        .order_by(GameActionRow.game_id, GameActionRow.seq)
+    )
+    grouped: dict[int, list[Any]] = {}
+    for game_id, action in rows:
+        grouped.setdefault(game_id, []).append(action)
+    return {game_id: tuple(actions) for game_id, actions in grouped.items()}
+
+
+def _to_stored(row: GameRow, actions: tuple[Any, ...]) -> StoredGame:
+    return StoredGame(
+        id=row.id,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        rules=row.rules,
+        options=row.options,
+        bet=row.bet,
+        seats=row.seats,
+        record=row.record,
+        status=GameStatus(row.status),
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        outcome=row.outcome,
+        settled_at=row.settled_at,
+        actions=actions,
+    )
+
+
+def _to_summary(row: GameRow) -> GameSummary:
+    per_seat = (row.settlement or {}).get("seats", {})
+    seats = []
+    for number, seat in enumerate(row.seats):
+        settled = per_seat.get(str(number), {})
+        seats.append(
+            SeatSummary(
+                seat=number,
+                user_id=seat.get("user_id"),
+                name=str(seat.get("name", "")),
+                ai=seat.get("ai"),
+                place=settled.get("place"),
+                chips=settled.get("net"),
+            )
+        )
+    return GameSummary(
+        game_id=row.id,
+        rules=row.rules,
+        bet=row.bet,
+        status=GameStatus(row.status),
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        seats=tuple(seats),
+    )
+
+
+def _json_roundtrip(value: Any) -> Any:
+    """The value as it will read back from a JSON column (tuples become lists)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError) as error:
+        raise InvalidGame(f"action is not JSON-serializable: {error}") from error
