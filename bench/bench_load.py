@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import re
 import statistics
 import sys
@@ -34,8 +35,10 @@ RULES = RULESETS["mien-nam"]
 
 
 class Load:
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: FakeDiscord, think: tuple[float, float] = (0.0, 0.0)) -> None:
         self.fake = fake
+        self.think = think
+        self.rng = random.Random(5)
         self.latencies: list[float] = []
         self.actions = 0
         self.interactions = 0
@@ -58,22 +61,31 @@ class Load:
             await self.interact(fake.click(user, table, f"tl:t:join:{channel.id}"))
         await self.interact(fake.click(users[0], table, f"tl:t:start:{channel.id}"))
         by_name = {user.name: user for user in users}
+        hands: dict[int, object] = {}  # each player's DM hand message (edited in place)
         last_text = None
         while time.monotonic() < stop:
             if any(cid.startswith("tl:t:next:") for cid in table.custom_ids()):
-                self.games += 1
-                await self.interact(fake.click(users[0], table, f"tl:t:next:{channel.id}"))
+                result = await self.interact(fake.click(users[0], table, f"tl:t:next:{channel.id}"))
+                if result.content == t("en", "reply.started"):
+                    self.games += 1
+                    hands.clear()
                 await asyncio.sleep(0.05)
                 continue
             value = field_value(table, NOW) or ""
             match = re.search(r"\*\*(.+?)\*\*", value)
             user = by_name.get(match.group(1)) if match else None
-            hand = fake.latest_with_component(user, "tl:h:") if user else None
+            if user is not None and user.id not in hands:
+                found = fake.latest_with_component(user, "tl:h:")
+                if found is not None:
+                    hands[user.id] = found
+            hand = hands.get(user.id) if user else None
             text = table.text() if hand else None
             if hand is None or text == last_text or not _says_turn(hand):
                 await asyncio.sleep(0.05)
                 continue
             last_text = text
+            if self.think[1] > 0:
+                await asyncio.sleep(self.rng.uniform(*self.think))
             await self.move(user, hand)
 
     async def move(self, user, hand) -> None:
@@ -99,7 +111,7 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
 
 
-async def run(tables: int, seconds: float, edit_interval: float) -> dict:
+async def run(tables: int, seconds: float, edit_interval: float, think: tuple[float, float] = (0.0, 0.0)) -> dict:
     async with FakeDiscord(default_world=True) as fake:
         fake.fail_on_gaps = False
         with tempfile.TemporaryDirectory() as folder:
@@ -108,7 +120,7 @@ async def run(tables: int, seconds: float, edit_interval: float) -> dict:
             await bot.start()
             try:
                 idle_rss = bot.rss_kib()
-                load = Load(fake)
+                load = Load(fake, think)
                 mark = fake.mark()
                 started = time.monotonic()
                 tasks = [asyncio.create_task(load.table(i, started + seconds)) for i in range(tables)]
@@ -144,12 +156,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, nargs="+", default=[10, 100, 500])
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"),
+                        help="seconds a player thinks before each move (0 0: as fast as possible)")
     parser.add_argument("--edit-interval", type=float, default=1.0,
                         help="minimum seconds between edits of one table message (production default 1.0)")
     args = parser.parse_args()
-    rows = [asyncio.run(run(count, args.seconds, args.edit_interval)) for count in args.tables]
+    rows = [asyncio.run(run(count, args.seconds, args.edit_interval, tuple(args.think))) for count in args.tables]
+    pace = "as fast as possible" if args.think[1] <= 0 else f"players think {args.think[0]:g}–{args.think[1]:g} s per move"
     print(f"One bot process (SQLite), fake Discord in another process, {args.seconds:.0f} s per size, "
-          f"table edits at most every {args.edit_interval} s\n")
+          f"table edits at most every {args.edit_interval} s, {pace}\n")
     print("| tables | interactions/s | first response p50 ms | p99 ms | max ms | over 3 s | "
           "moves | games | bot RSS per table KiB | REST requests per move |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -53,11 +53,12 @@ def _hand_picture(cards_mask: int, selected_mask: int) -> bytes:
     return render_hand(cards_of(cards_mask), selected=cards_of(selected_mask))
 
 
-def hand_files(hand: HandSnapshot) -> list[discord.File]:
-    """The hand picture (numbered cards matching the picker)."""
+async def hand_files(hand: HandSnapshot) -> list[discord.File]:
+    """The hand picture (numbered cards matching the picker), drawn off the event loop."""
     if not hand.cards:
         return []
-    return [discord.File(io.BytesIO(_hand_picture(*picture_key(hand))), filename=HAND_IMAGE)]
+    data = await asyncio.to_thread(_hand_picture, *picture_key(hand))
+    return [discord.File(io.BytesIO(data), filename=HAND_IMAGE)]
 
 
 class Messenger:
@@ -152,11 +153,11 @@ class Messenger:
             if previous is not None:
                 kwargs: dict[str, Any] = {"embed": embed, "view": view}
                 if previous[2] != picture_key(hand):  # the picture stays when the cards did not change
-                    kwargs["attachments"] = hand_files(hand)
+                    kwargs["attachments"] = await hand_files(hand)
                 message = await previous[0].edit(**kwargs)
             else:
                 channel = await self.bot.create_dm(discord.Object(id=user_id))  # cached after the first
-                message = await channel.send(embed=embed, view=view, files=hand_files(hand))
+                message = await channel.send(embed=embed, view=view, files=await hand_files(hand))
             self._dm_messages[key] = (message, fingerprint, picture_key(hand))
         except discord.Forbidden:
             self.dm_closed.add(key)
@@ -180,7 +181,7 @@ class Messenger:
 
     async def _render_table(self, snapshot: TableSnapshot) -> None:
         lang = self.public_lang(snapshot.guild_id)
-        files, image = self._play_files(snapshot)
+        files, image = await self._play_files(snapshot)
         embed = table_embed(snapshot, lang, image=image)
         view = table_view(snapshot, lang)
         channel = self.bot.get_partial_messageable(snapshot.channel_id, guild_id=snapshot.guild_id)
@@ -194,13 +195,15 @@ class Messenger:
                 return
             except discord.NotFound:
                 log.info("table message in %s was deleted; posting a new one", snapshot.channel_id)
-        files, image = self._play_files(snapshot, force=True)
+        files, image = await self._play_files(snapshot, force=True)
         embed = table_embed(snapshot, lang, image=image)
         sent = await channel.send(embed=embed, view=view, files=files or [])
         if self.manager is not None and not snapshot.closed:
             await self.manager.set_message(snapshot.channel_id, sent.id)
 
-    def _play_files(self, snapshot: TableSnapshot, *, force: bool = False) -> tuple[list[discord.File] | None, str | None]:
+    async def _play_files(
+        self, snapshot: TableSnapshot, *, force: bool = False
+    ) -> tuple[list[discord.File] | None, str | None]:
         """The picture of the play on top; None when the attachment need not change."""
         top = snapshot.top
         key = (snapshot.game_id, top)
@@ -212,7 +215,7 @@ class Messenger:
             return None, PLAY_IMAGE
         from render import render_play
 
-        data = render_play(top.cards, caption=snapshot.seat_name(snapshot.top_owner))
+        data = await asyncio.to_thread(render_play, top.cards, caption=snapshot.seat_name(snapshot.top_owner))
         return [discord.File(io.BytesIO(data), filename=PLAY_IMAGE)], PLAY_IMAGE
 
     async def _post_summary(self, snapshot: TableSnapshot) -> None:
@@ -221,7 +224,7 @@ class Messenger:
         lang = self.public_lang(snapshot.guild_id)
         from render import render_final_hands
 
-        data = render_final_hands([(name, list(cards)) for name, cards in summary.final_hands])
+        data = await asyncio.to_thread(render_final_hands, [(name, list(cards)) for name, cards in summary.final_hands])
         channel = self.bot.get_partial_messageable(snapshot.channel_id, guild_id=snapshot.guild_id)
         try:
             await channel.send(

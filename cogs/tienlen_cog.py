@@ -79,7 +79,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         lang = lang_of(interaction)
         embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None)
         view = hand_view(hand, lang)
-        files = hand_files(hand)
+        files = await hand_files(hand)
         if update:
             await edit_own(interaction, embed=embed, view=view, files=files)
             if interaction.guild_id is None and interaction.message is not None:
@@ -200,7 +200,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             except TableError:
                 return await reply(interaction, t(lang, key))
             embed = hand_embed(hand, lang, image=HAND_IMAGE, notice=t(lang, "hand.dms_closed"))
-            return await reply(interaction, embed=embed, view=hand_view(hand, lang), files=hand_files(hand))
+            return await reply(interaction, embed=embed, view=hand_view(hand, lang), files=await hand_files(hand))
         await reply(interaction, t(lang, key))
 
     @tienlen.command(name="end", description=_ls("Close the table (host or server manager)", "cmd.end"))
@@ -313,7 +313,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         hand = self.manager.hand(channel_id, interaction.user.id)
         notice = t(lang, "hand.dms_closed") if self.messenger.take_dm_notice(channel_id, interaction.user.id) else None
         embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None, notice=notice)
-        await reply(interaction, embed=embed, view=hand_view(hand, lang), files=hand_files(hand))
+        await reply(interaction, embed=embed, view=hand_view(hand, lang), files=await hand_files(hand))
 
     # ---------------------------------------------------------------- help
     @tienlen.command(name="rules", description=_ls("How to play: this table's rules or a preset", "cmd.rules"))

@@ -35,6 +35,7 @@ from db.errors import (
 from db.games import (
     abort_game,
     append_action,
+    append_actions,
     create_game,
     finish_game,
     load_game,
@@ -108,6 +109,7 @@ __all__ = [
     "abort_game",
     "account_ledger",
     "append_action",
+    "append_actions",
     "claim_daily",
     "create_game",
     "delete_table",

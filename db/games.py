@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db._sql import insert_for
 from db.coltypes import utcnow
 from db.database import Database
-from db.errors import ActionConflict, GameClosed, GameNotFound, InvalidGame
+from db.errors import ActionConflict, DbError, GameClosed, GameNotFound, InvalidGame
 from db.models import GameActionRow, GameRow
 from db.records import GameStatus, GameSummary, SeatSummary, StoredGame
 from db.validation import require_amount, require_id
@@ -121,6 +121,54 @@ async def append_action(db: Database, game_id: int, seq: int, action: Any) -> No
         )
         if stored != normalized:
             raise ActionConflict(f"game {game_id} already has a different action {seq}")
+
+
+async def append_actions(
+    db: Database, items: Sequence[tuple[int, int, Any]]
+) -> list[DbError | None]:
+    """Store many games' actions ``(game_id, seq, action)`` in one transaction.
+
+    The bot batches the moves of all its tables this way (group commit): one
+    write lock and one commit serve every table that moved meanwhile.  Each
+    item gets its own outcome, in order: None when stored (or already stored
+    identically), else the error :func:`append_action` would have raised;
+    one item's error does not affect the others.
+    """
+    for _, seq, _ in items:
+        require_id(seq, what="seq")
+    normalized = [(game_id, seq, _json_roundtrip(action)) for game_id, seq, action in items]
+    results: list[DbError | None] = [None] * len(items)
+    async with db.write() as session:
+        game_ids = sorted({game_id for game_id, _, _ in normalized})
+        statuses = dict(
+            (await session.execute(select(GameRow.id, GameRow.status).where(GameRow.id.in_(game_ids)))).all()
+        )
+        rows = []
+        for index, (game_id, seq, action) in enumerate(normalized):
+            status = statuses.get(game_id)
+            if status is None:
+                results[index] = GameNotFound(game_id)
+            elif GameStatus(status) != GameStatus.RUNNING:
+                results[index] = GameClosed(f"game {game_id} is {status}; no new actions")
+            else:
+                rows.append({"game_id": game_id, "seq": seq, "action": action, "created_at": utcnow()})
+        inserted: set[tuple[int, int]] = set()
+        if rows:
+            returned = await session.execute(
+                insert_for(session, GameActionRow)
+                .values(rows)
+                .on_conflict_do_nothing(index_elements=["game_id", "seq"])
+                .returning(GameActionRow.game_id, GameActionRow.seq)
+            )
+            inserted = {(game_id, seq) for game_id, seq in returned}
+        for index, (game_id, seq, action) in enumerate(normalized):
+            if results[index] is None and (game_id, seq) not in inserted:
+                stored = await session.scalar(
+                    select(GameActionRow.action).where(GameActionRow.game_id == game_id, GameActionRow.seq == seq)
+                )
+                if stored != action:
+                    results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
+    return results
 
 
 async def finish_game(db: Database, game_id: int, outcome: Mapping[str, Any]) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Protocol
 
 import db
+from runtime.action_log import ActionLog
 from runtime.ai import AiRunner
 from runtime.settings import Settings
 from runtime.snapshot import Event, GameSummary, HandSnapshot, PaymentLine, TableSnapshot, hand_of, snapshot_of
@@ -90,6 +91,7 @@ class TableManager:
         self.notifier: Notifier = notifier or _NullNotifier()
         self.ai = ai or AiRunner(workers=settings.ai_workers, budget_ms=settings.ai_budget_ms)
         self.clock = clock
+        self.actions = ActionLog(database)
         self._tables: dict[int, Table] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._timers: dict[int, asyncio.Task[None]] = {}
@@ -481,7 +483,7 @@ class TableManager:
         before = game.copy()
         outcome = action(game)  # IllegalPlayError: nothing changed
         try:
-            await db.append_action(self.db, table.game_id, len(game.actions) - 1, game.actions[-1].to_json())
+            await self.actions.append(table.game_id, len(game.actions) - 1, game.actions[-1].to_json())
         except Exception:
             table.game = before
             raise

@@ -1,0 +1,246 @@
+"""AI strength and speed: arenas between levels, with confidence intervals.
+
+Pairings (one "hero" level against copies of another)::
+
+    normal-easy   normal vs 3 x easy     target: first place >= 80 %
+    hard-normal   hard   vs 3 x normal   target: first place >= 45 %, mean settlement > 0
+
+Each deal is played once per seat with the hero in that seat (seat rotation,
+"duplicate" style: the hero meets the same cards from every side), with fixed
+seeds, so a run is reproducible apart from the wall-clock budget of ``hard``.
+Confidence intervals (95 %) are computed over deals (the mean of a deal's
+rotations is one sample), which accounts for the rotations sharing cards.
+
+Decision latency is measured per level around ``player.choose(view, rng)``
+(the view is built before the clock starts).  For ``hard`` the table also
+shows the decisions that actually searched (trivial ones answer at once).
+
+Usage::
+
+    nice -n 10 python bench/bench_ai.py --pairing normal-easy --games 2000
+    nice -n 10 python bench/bench_ai.py --pairing hard-normal --games 2000 --budget-ms 300 --workers 2
+
+Prints a markdown table; ``--json FILE`` also writes the raw summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tienlen import RULESETS, Game  # noqa: E402
+from tienlen.ai import make_player, play_game  # noqa: E402
+
+PAIRINGS = {
+    "normal-easy": ("normal", "easy"),
+    "hard-normal": ("hard", "normal"),
+    "normal-normal": ("normal", "normal"),
+    "easy-easy": ("easy", "easy"),
+}
+TARGETS = {
+    "normal-easy": "first >= 80 %",
+    "hard-normal": "first >= 45 %, mean > 0",
+}
+
+
+@dataclass
+class GameResult:
+    index: int
+    deal: int
+    hero: int
+    first: bool
+    place: int
+    units: int
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    searched: list[float] = field(default_factory=list)
+    worlds: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Job:
+    index: int
+    hero_level: str
+    other_level: str
+    preset: str
+    players: int
+    seed: int
+    budget_ms: float
+
+
+def play_one(job: Job) -> GameResult:
+    """One arena game: the hero level in seat ``index % players``."""
+    deal = job.seed * 1_000_000 + job.index // job.players
+    hero = job.index % job.players
+    game = Game.deal(RULESETS[job.preset], job.players, deal)
+    players = [make_player(job.other_level, budget_ms=job.budget_ms) for _ in range(job.players)]
+    players[hero] = make_player(job.hero_level, budget_ms=job.budget_ms)
+    result = GameResult(job.index, deal, hero, False, 0, 0)
+
+    def observe(seat, view, move, seconds):
+        level = players[seat].level
+        result.latencies.setdefault(level, []).append(seconds)
+        worlds = getattr(players[seat], "last_worlds", 0)
+        if worlds:
+            result.searched.append(seconds)
+            result.worlds.append(worlds)
+
+    play_game(game, players, seed=job.index, observe=observe)
+    result.place = game.places.index(hero)
+    result.first = result.place == 0
+    result.units = game.settlement()[hero]
+    return result
+
+
+# ------------------------------------------------------------------ statistics
+def clustered_mean(values_by_deal: dict[int, list[float]]) -> tuple[float, float]:
+    """Mean and 95 % half-width, one sample per deal (mean of its rotations)."""
+    samples = [sum(values) / len(values) for values in values_by_deal.values()]
+    mean = sum(samples) / len(samples)
+    if len(samples) < 2:
+        return mean, float("nan")
+    return mean, 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[rank]
+
+
+def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
+    firsts: dict[int, list[float]] = {}
+    units: dict[int, list[float]] = {}
+    latencies: dict[str, list[float]] = {}
+    searched: list[float] = []
+    worlds: list[int] = []
+    for result in results:
+        firsts.setdefault(result.deal, []).append(float(result.first))
+        units.setdefault(result.deal, []).append(float(result.units))
+        for level, values in result.latencies.items():
+            latencies.setdefault(level, []).extend(values)
+        searched += result.searched
+        worlds += result.worlds
+    first, first_ci = clustered_mean(firsts)
+    mean_units, units_ci = clustered_mean(units)
+    latency = {
+        level: {"decisions": len(values), "p50_ms": 1000 * percentile(values, 0.5), "p99_ms": 1000 * percentile(values, 0.99)}
+        for level, values in sorted(latencies.items())
+    }
+    if searched:
+        latency["hard (searched)"] = {
+            "decisions": len(searched),
+            "p50_ms": 1000 * percentile(searched, 0.5),
+            "p99_ms": 1000 * percentile(searched, 0.99),
+            "max_ms": 1000 * max(searched),
+            "worlds_p50": percentile([float(w) for w in worlds], 0.5),
+        }
+    return {
+        "pairing": pairing,
+        "games": len(results),
+        "deals": len(firsts),
+        "first_rate": first,
+        "first_ci95": first_ci,
+        "mean_units": mean_units,
+        "units_ci95": units_ci,
+        "target": TARGETS.get(pairing, ""),
+        "latency": latency,
+        **settings,
+    }
+
+
+# ------------------------------------------------------------------------ run
+def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
+    hero_level, other_level = PAIRINGS[pairing]
+    jobs = [
+        Job(index, hero_level, other_level, args.rules, args.players, args.seed, args.budget_ms)
+        for index in range(args.games)
+    ]
+    start = time.perf_counter()
+    results: list[GameResult] = []
+    if args.workers > 1:
+        with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+            for result in pool.imap_unordered(play_one, jobs, chunksize=1):
+                results.append(result)
+                _progress(pairing, results, args.games, start)
+    else:
+        for job in jobs:
+            results.append(play_one(job))
+            _progress(pairing, results, args.games, start)
+    wall = time.perf_counter() - start
+    settings = {
+        "rules": args.rules,
+        "players": args.players,
+        "seed": args.seed,
+        "budget_ms": args.budget_ms,
+        "workers": args.workers,
+        "wall_s": wall,
+    }
+    return summarise(pairing, results, settings)
+
+
+def _progress(pairing: str, results: list[GameResult], total: int, start: float) -> None:
+    done = len(results)
+    if done % 100 and done != total:
+        return
+    rate = sum(result.first for result in results) / done
+    elapsed = time.perf_counter() - start
+    print(f"  {pairing}: {done}/{total} games, first {rate:.3f}, {elapsed:.0f} s", file=sys.stderr, flush=True)
+
+
+def markdown(summaries: list[dict]) -> str:
+    lines = [
+        "| pairing | games (deals) | first place (95 % CI) | mean bet units / game (95 % CI) | target | rules | budget | workers | wall |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        lines.append(
+            f"| {s['pairing']} | {s['games']} ({s['deals']}) | {100 * s['first_rate']:.1f} % ± {100 * s['first_ci95']:.1f} "
+            f"| {s['mean_units']:+.2f} ± {s['units_ci95']:.2f} | {s['target']} | {s['rules']}, {s['players']}p "
+            f"| {s['budget_ms']:g} ms | {s['workers']} | {s['wall_s']:.0f} s |"
+        )
+    lines += ["", "| pairing | level | decisions | p50 | p99 | notes |", "|---|---|---|---|---|---|"]
+    for s in summaries:
+        for level, stats in s["latency"].items():
+            notes = ""
+            if "worlds_p50" in stats:
+                notes = f"max {stats['max_ms']:.1f} ms, worlds/decision p50 {stats['worlds_p50']:.0f}"
+            lines.append(
+                f"| {s['pairing']} | {level} | {stats['decisions']} | {stats['p50_ms']:.2f} ms | {stats['p99_ms']:.2f} ms | {notes} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pairing", default="both", choices=sorted(PAIRINGS) + ["both"],
+                        help="both = normal-easy and hard-normal")
+    parser.add_argument("--games", type=int, default=2000, help="games per pairing (a multiple of --players)")
+    parser.add_argument("--rules", default="mien-nam", choices=sorted(RULESETS))
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--budget-ms", type=float, default=300, help="hard: thinking time per decision")
+    parser.add_argument("--workers", type=int, default=1, help="processes (the machine has 2 cores: use at most 2)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write the summaries to this file")
+    args = parser.parse_args(argv)
+    pairings = ["normal-easy", "hard-normal"] if args.pairing == "both" else [args.pairing]
+    summaries = [run_pairing(pairing, args) for pairing in pairings]
+    print(markdown(summaries))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(summaries, handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
