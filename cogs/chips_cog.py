@@ -66,7 +66,7 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
         order = by.value if by else "chips"
         try:
             board = await within(interaction, db.leaderboard(
-                self.db, interaction.guild_id, by=order, caller_id=interaction.user.id))  # type: ignore[arg-type]
+                self.db, interaction.guild_id, by=order, caller_id=interaction.user.id), public=True)  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, embed=leaderboard_embed(board, order, lang_of(interaction), interaction.user.id),

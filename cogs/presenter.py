@@ -7,6 +7,8 @@ Pure formatting: no I/O and no rule decisions.  Every word comes from the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import discord
 
 from i18n import t
@@ -82,11 +84,9 @@ def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None)
     embed = discord.Embed(title=title, colour=COLOUR)
     from i18n.rules_text import rules_summary
 
-    header = [
-        rules_summary(snapshot.rules, lang),
-        t(lang, "table.bet_line", bet=snapshot.bet, seconds=snapshot.turn_seconds),
-    ]
-    embed.description = "\n".join(header)
+    rules = replace(snapshot.rules, turn_seconds=snapshot.turn_seconds)
+    summary = rules_summary(rules, lang).splitlines()[-1]  # the title already names the preset
+    embed.description = "\n".join([summary, t(lang, "table.bet_line", bet=snapshot.bet)])
     seats = "\n".join(_seat_line(seat, snapshot, lang) for seat in snapshot.seats) or t(lang, "table.no_seats")
     embed.add_field(name=t(lang, "table.seats", count=len(snapshot.seats)), value=seats, inline=False)
     if snapshot.phase is Phase.PLAYING:
@@ -99,7 +99,7 @@ def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None)
         tally = "\n".join(f"{name}: {amount:+,}" for name, amount in snapshot.tally)
         embed.add_field(name=t(lang, "table.tally", games=snapshot.game_number), value=tally, inline=False)
     if snapshot.events:
-        lines = [line for line in (event_line(event, snapshot, lang) for event in snapshot.events[-4:]) if line]
+        lines = [line for line in (event_line(event, snapshot, lang) for event in snapshot.events[-5:]) if line]
         if lines:
             embed.add_field(name=t(lang, "table.latest"), value="\n".join(lines), inline=False)
     if image:

@@ -32,15 +32,21 @@ def lang_of(interaction: discord.Interaction) -> str:
     return language_of(interaction.locale)
 
 
-async def within(interaction: discord.Interaction, work: Awaitable[T], *, update: bool = False) -> T:
-    """Await ``work``; defer the interaction first if it takes longer than DEFER_AFTER."""
+async def within(
+    interaction: discord.Interaction, work: Awaitable[T], *, update: bool = False, public: bool = False
+) -> T:
+    """Await ``work``; defer the interaction first if it takes longer than DEFER_AFTER.
+
+    ``update``: the answer will edit the component's message; ``public``: the
+    answer will be a public message (the deferral must not make it ephemeral).
+    """
     task = asyncio.ensure_future(work)
     done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
     if not done and not interaction.response.is_done():
         if update:
             await interaction.response.defer()
         else:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await interaction.response.defer(ephemeral=not public, thinking=True)
     return await task
 
 

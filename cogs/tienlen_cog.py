@@ -115,6 +115,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
                     bet=bet,
                     turn_seconds=turn_seconds,
                 ),
+                public=True,
             )
         except Exception as error:
             return await fail(interaction, error)
@@ -211,7 +212,8 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         table = self.manager.table(interaction.channel_id)  # type: ignore[arg-type]
         tally = dict(table.tally) if table is not None else {}
         try:
-            await within(interaction, self.manager.end(interaction.channel_id, interaction.user.id, is_admin=is_admin))  # type: ignore[arg-type]
+            await within(interaction, self.manager.end(interaction.channel_id, interaction.user.id, is_admin=is_admin),  # type: ignore[arg-type]
+                         public=True)
         except Exception as error:
             return await fail(interaction, error)
         lang = lang_of(interaction)

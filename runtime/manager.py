@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+from collections import deque
 import logging
 import random
 import secrets
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["TableManager", "Notifier", "TableError", "NotEnoughChips"]
 
+RECENT_EVENTS = 5
+QUIET_EVENTS = frozenset({"restored"})  # shown once, not kept in the running list
 AI_NAMES = ("Bot Lan", "Bot Minh", "Bot Hùng", "Bot Mai", "Bot Tú", "Bot Hoa")
 
 
@@ -99,6 +102,7 @@ class TableManager:
         self._snapshots: dict[int, TableSnapshot] = {}
         self._summaries: dict[int, GameSummary] = {}
         self._notifications: dict[int, asyncio.Task[None]] = {}
+        self._recent: dict[int, deque[Event]] = {}  # the last public events, shown on the table
         self._versions = itertools.count(1)
         self._sweeper: asyncio.Task[None] | None = None
         self._closing = False
@@ -187,10 +191,12 @@ class TableManager:
         if change.summary is not None:
             self._summaries[table.channel_id] = change.summary
         summary = self._summaries.get(table.channel_id) if table.phase is Phase.BETWEEN else None
+        recent = self._recent.setdefault(table.channel_id, deque(maxlen=RECENT_EVENTS))
+        recent.extend(event for event in change.events if event.kind not in QUIET_EVENTS)
         snapshot = snapshot_of(
             table,
             version=next(self._versions),
-            events=tuple(change.events),
+            events=tuple(recent) + tuple(event for event in change.events if event.kind in QUIET_EVENTS),
             lead=change.lead,
             summary=summary,
             closed=change.closed,
