@@ -19,7 +19,7 @@ tienlen.errors.InvalidComboError: a straight must be all one suit
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from tienlen.cards import Card, as_mask, cards_of, format_cards
 from tienlen.errors import InvalidComboError

@@ -30,7 +30,6 @@ from tienlen.combos import (
     SINGLE,
     TWOS_MASK,
     Combo,
-    ComboKind,
     all_combos,
     beating_combos,
     bombs_beating,
@@ -39,7 +38,7 @@ from tienlen.combos import (
 from tienlen.errors import IllegalPlayError
 from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
-from tienlen.rules import Bomb, CongRule, FinishOnTwo, LeftoverRule, OutOfTurnResume, RuleSet, RULESETS
+from tienlen.rules import RULESETS, Bomb, CongRule, FinishOnTwo, OutOfTurnResume, RuleSet  # noqa: F401 (RULESETS: doctests)
 
 __all__ = ["Game", "SeatView", "Action", "Payment", "PaymentReason", "ChopEvent", "Outcome", "JSON_FORMAT"]
 

@@ -360,7 +360,7 @@ class Table:
         self.seats = [seat for seat in self.seats if seat.user_id is None or seat.user_id not in departed]
         if self.host_id in departed:
             self._pass_host_on()
-        for index, seat in enumerate(self.game_seats):
+        for seat in self.game_seats:
             if seat.afk and not seat.is_ai:
                 lobby = self.seat_of(seat.user_id)  # type: ignore[arg-type]
                 if lobby is not None:

@@ -1,18 +1,91 @@
-"""Players that choose plays for a seat.
+"""AI players: they choose a play for one seat from what that seat may know.
 
-:func:`lowest` is the baseline: the lowest legal combination, or a pass.
+Every level implements ``choose(view, rng) -> Combo | None`` over a
+:class:`~tienlen.game.SeatView` (None = pass, or decline an out-of-turn
+chop) and only ever returns one of ``view.legal_plays``:
+
+* ``easy`` — :class:`~tienlen.ai.easy.EasyPlayer`: lowest legal combo, a little random;
+* ``normal`` — :class:`~tienlen.ai.normal.NormalPlayer`: hand decomposition, control,
+  card counting, preset-aware money (the default for AI seats and AFK take-over);
+* ``hard`` — :class:`~tienlen.ai.hard.HardPlayer`: determinized Monte Carlo search
+  over the normal player's best moves, by expected settlement, within a time budget.
+
+:func:`decide` is the entry point for worker processes: a module-level
+function of picklable arguments that returns a card mask (or None).
+
+:func:`lowest` is the original baseline over a whole :class:`~tienlen.game.Game`.
+
+>>> from tienlen import Game, RULESETS
+>>> game = Game(RULESETS["mien-nam"], ["3S 4S 5S 9H", "6D 7D 8D 2H"])
+>>> decide(game.view(0), "normal", seed=1)  # the mask of 3♠ 4♠ 5♠: cards 0, 4, 8
+273
+>>> LEVELS
+('easy', 'normal', 'hard')
 """
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING
 
+from tienlen.ai.arena import Player, play_game
+from tienlen.ai.easy import EasyPlayer, lowest_key
+from tienlen.ai.hard import DEFAULT_BUDGET_MS, HardPlayer
+from tienlen.ai.normal import NormalPlayer
 from tienlen.combos import Combo
 
 if TYPE_CHECKING:
-    from tienlen.game import Game
+    from tienlen.game import Game, SeatView
 
-__all__ = ["lowest"]
+__all__ = [
+    "LEVELS",
+    "DEFAULT_LEVEL",
+    "DEFAULT_BUDGET_MS",
+    "Player",
+    "EasyPlayer",
+    "NormalPlayer",
+    "HardPlayer",
+    "make_player",
+    "decide",
+    "play_game",
+    "lowest",
+]
+
+LEVELS = ("easy", "normal", "hard")
+DEFAULT_LEVEL = "normal"
+
+
+def make_player(level: str = DEFAULT_LEVEL, *, budget_ms: float = DEFAULT_BUDGET_MS) -> Player:
+    """A player of ``level`` (one of :data:`LEVELS`); ``budget_ms`` is for ``hard``.
+
+    >>> make_player("hard", budget_ms=50).budget_ms
+    50
+    """
+    if level == "easy":
+        return EasyPlayer()
+    if level == "normal":
+        return NormalPlayer()
+    if level == "hard":
+        return HardPlayer(budget_ms)
+    raise ValueError(f"unknown AI level {level!r}; choose one of {', '.join(LEVELS)}")
+
+
+_PLAYERS: dict[tuple[str, float], Player] = {}
+
+
+def decide(view: "SeatView", level: str = DEFAULT_LEVEL, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS) -> int | None:
+    """The mask of the cards ``view``'s seat should play now, or None to pass
+    (or to decline an out-of-turn chop).
+
+    Pure and picklable, for ``ProcessPoolExecutor.submit(decide, view, level,
+    seed, budget_ms)``; the bot then calls ``game.play(seat, mask)``.
+    """
+    key = (level, float(budget_ms))
+    player = _PLAYERS.get(key)
+    if player is None:
+        player = _PLAYERS[key] = make_player(level, budget_ms=budget_ms)
+    move = player.choose(view, random.Random(seed))
+    return None if move is None else move.mask
 
 
 def lowest(game: "Game", seat: int) -> Combo | None:
@@ -28,4 +101,4 @@ def lowest(game: "Game", seat: int) -> Combo | None:
     plays = game.legal_plays(seat)
     if not plays:
         return None
-    return min(plays, key=lambda combo: (combo.bomb is not None, combo.top, combo.size))
+    return min(plays, key=lowest_key)

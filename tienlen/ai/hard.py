@@ -1,0 +1,209 @@
+"""The ``hard`` level: determinized Monte Carlo search over the normal player's
+best few moves, judged by expected settlement in bet units.
+
+For each decision with a real choice:
+
+1. the normal heuristic ranks the options and the best ``width`` are kept
+   (plus passing, whenever passing is allowed);
+2. a *world* is sampled: the unseen cards are dealt to the other seats
+   consistently with what this seat knows (:mod:`tienlen.ai.sampling`);
+3. in that same world every candidate is played and the game is finished
+   by four normal players (common random numbers: the candidates are compared
+   on identical deals, which removes most of the noise);
+4. the candidate with the best mean ``game.settlement()[seat]`` over all
+   completed worlds wins; ties go to the heuristic's order.
+
+Worlds are drawn until ``budget_ms`` has passed (wall clock), or exactly
+``samples`` worlds when that is given (deterministic: used by tests).
+Forced moves, going out and out-of-turn chops are answered at once.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING, Iterator, Sequence
+
+from tienlen.ai.arena import MAX_ACTIONS, apply_move
+from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
+from tienlen.ai.inference import DEFAULT_TEMPERATURE, DealSampler, OpponentModel, record_decisions
+from tienlen.ai.sampling import WorldBuilder, _apply_plain
+from tienlen.ai.situation import Situation
+from tienlen.combos import Combo
+
+if TYPE_CHECKING:
+    from tienlen.game import Game, SeatView
+
+__all__ = ["HardPlayer", "rollout"]
+
+DEFAULT_BUDGET_MS = 300
+MAX_FAILURES = 50
+"""Give up a search after this many sampled deals that contradict the view."""
+
+
+class HardPlayer:
+    """``hard``: Monte Carlo search within ``budget_ms`` per decision.
+
+    >>> from tienlen import Game, RULESETS
+    >>> game = Game.deal(RULESETS["mien-nam"], 4, seed=11)
+    >>> move = HardPlayer(samples=2).choose(game.view(game.turn), random.Random(5))
+    >>> move in game.legal_plays(game.turn)
+    True
+    """
+
+    level = "hard"
+
+    def __init__(
+        self,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        *,
+        samples: int | None = None,
+        width: int = 5,
+        weights: Weights = DEFAULT_WEIGHTS,
+        temperature: float | None = DEFAULT_TEMPERATURE,
+        burn_in_share: float = 0.25,
+        burn_in_steps: int = 200,
+        thinning: int = 10,
+    ) -> None:
+        self.budget_ms = budget_ms
+        self.samples = samples
+        self.width = width
+        self.weights = weights
+        self.temperature = temperature
+        self.burn_in_share = burn_in_share
+        self.burn_in_steps = burn_in_steps
+        self.thinning = thinning
+        self.last_worlds = 0
+        self.last_chain: DealSampler | None = None
+        """Worlds completed by the last search (for benchmarks)."""
+
+    def choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
+        self.last_worlds = 0
+        situation = Situation.from_view(view)
+        if not situation.legal:
+            return None
+        if not situation.on_turn:
+            return normal_move(situation, self.weights)
+        ranked = rank_moves(situation, self.weights)
+        if len(ranked) == 1 or ranked[0][0] >= FINISH:
+            return ranked[0][1]
+        candidates = self._candidates(ranked)
+        if len(candidates) == 1:
+            return candidates[0]
+        return self._search(view, candidates, rng)
+
+    def _candidates(self, ranked: Sequence[tuple[float, Combo | None]]) -> list[Combo | None]:
+        chosen = [move for _, move in ranked[: self.width]]
+        if None not in chosen and any(move is None for _, move in ranked):
+            chosen.append(None)
+        return chosen
+
+    def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random) -> Combo | None:
+        start = time.perf_counter()
+        budget = self.budget_ms / 1000
+        deadline = None if self.samples is not None else start + budget
+        builder = WorldBuilder(view)
+        deals = self._deals(view, builder, rng, start + budget * self.burn_in_share)
+        totals = [0.0] * len(candidates)
+        evaluated = failures = 0
+        while failures < MAX_FAILURES and (self.samples is None or evaluated < self.samples):
+            hands = next(deals, None)
+            if hands is None:
+                break
+            world = builder.build(hands)
+            if world is None:
+                failures += 1
+                continue
+            results = self._evaluate(world, view.seat, candidates, deadline)
+            if results is None:
+                break  # out of time in the middle of a world: drop it, keep the comparison paired
+            totals = [total + result for total, result in zip(totals, results)]
+            evaluated += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_worlds = evaluated
+        if not evaluated:
+            return candidates[0]
+        best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
+        return candidates[best]
+
+    def _deals(self, view: "SeatView", builder: WorldBuilder, rng: random.Random,
+               burn_in_until: float) -> Iterator[dict[int, int]]:
+        """Hidden hands to play out: from the inference chain when the other
+        seats have made decisions to learn from, else uniformly at random."""
+        first = builder.random_world(rng)
+        if first is None:
+            return
+        hands, _ = first
+        chain = self._chain(view, builder, hands, rng) if self.temperature is not None else None
+        if chain is None:
+            yield hands
+            while (hands := builder.random_hands(rng)) is not None:
+                yield hands
+            return
+        self.last_chain = chain
+        if self.samples is not None:
+            for _ in range(self.burn_in_steps):
+                chain.step()
+        else:
+            while time.perf_counter() < burn_in_until:
+                chain.step()
+        while True:
+            yield dict(chain.hands)
+            for _ in range(self.thinning):
+                chain.step()
+
+    def _chain(self, view: "SeatView", builder: WorldBuilder, hands: dict[int, int],
+               rng: random.Random) -> DealSampler | None:
+        recorded: list = []
+
+        def record(game: "Game") -> None:
+            recorded.extend(record_decisions(game, view.actions, view.seat, _apply_plain))
+
+        if builder.build(hands, on_action=record) is None or not recorded:
+            return None
+        model = OpponentModel(view, recorded, self.temperature, self.weights)
+        return DealSampler(model, hands, builder.free_cards, rng)
+
+    def _evaluate(self, world: "Game", seat: int, candidates: list[Combo | None],
+                  deadline: float | None) -> list[float] | None:
+        results = []
+        for move in candidates:
+            if deadline is not None and results and time.perf_counter() >= deadline:
+                return None
+            game = world.copy()
+            apply_move(game, seat, move)
+            rollout(game, self.weights)
+            results.append(float(game.settlement()[seat]))
+        return results
+
+
+def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int = MAX_ACTIONS) -> "Game":
+    """Finish ``game`` with every seat played by the normal heuristic (each
+    seeing only its own hand), offering out-of-turn chops as the table does."""
+    rules = game.rules
+    for _ in range(max_actions):
+        if game.finished:
+            return game
+        if rules.four_pairs_out_of_turn and _out_of_turn_chop(game, weights):
+            continue
+        seat = game.turn
+        assert seat is not None
+        apply_move(game, seat, normal_move(Situation.from_game(game, seat), weights))
+    raise RuntimeError("rollout did not finish")
+
+
+def _out_of_turn_chop(game: "Game", weights: Weights) -> bool:
+    top = game.top
+    if top is None or top.chop_target is None:
+        return False
+    owner = game.top_owner if game.top_owner is not None else 0
+    for step in range(1, game.players):
+        seat = (owner + step) % game.players
+        if seat == game.turn or not game.legal_plays(seat):
+            continue
+        move = normal_move(Situation.from_game(game, seat), weights)
+        if move is not None:
+            game.play(seat, move)
+            return True
+    return False
