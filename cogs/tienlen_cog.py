@@ -209,18 +209,19 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if not await self._guild_only(interaction):
             return
         is_admin = bool(interaction.permissions and interaction.permissions.manage_guild)
-        table = self.manager.table(interaction.channel_id)  # type: ignore[arg-type]
-        tally = dict(table.tally) if table is not None else {}
         try:
-            await within(interaction, self.manager.end(interaction.channel_id, interaction.user.id, is_admin=is_admin),  # type: ignore[arg-type]
-                         public=True)
+            snapshot = await within(
+                interaction,
+                self.manager.end(interaction.channel_id, interaction.user.id, is_admin=is_admin),  # type: ignore[arg-type]
+                public=True,
+            )
         except Exception as error:
             return await fail(interaction, error)
         lang = lang_of(interaction)
         lines = [t(lang, "reply.ended")]
-        if tally:
+        if snapshot.tally:
             lines.append(t(lang, "reply.session_tally"))
-            lines += [f"<@{user}>: {amount:+,}" for user, amount in tally.items()]
+            lines += [f"{name}: {amount:+,}" for name, amount in snapshot.tally]
         await reply(interaction, "\n".join(lines), ephemeral=False)
 
     @tienlen.command(name="config", description=_ls("Change rules, bet or turn time between games (host)", "cmd.config"))

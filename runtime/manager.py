@@ -41,8 +41,13 @@ AI_NAMES = ("Bot Lan", "Bot Minh", "Bot Hùng", "Bot Mai", "Bot Tú", "Bot Hoa")
 
 
 class NotEnoughChips(TableError):
-    def __init__(self, need: int, have: int) -> None:
-        super().__init__("not_enough_chips", need=need, have=have)
+    """The player cannot cover the table's maximum plausible loss (``name``: who, when not the caller)."""
+
+    def __init__(self, need: int, have: int, name: str | None = None) -> None:
+        if name is None:
+            super().__init__("not_enough_chips", need=need, have=have)
+        else:
+            super().__init__("player_not_enough_chips", need=need, have=have, name=name)
 
 
 class Notifier(Protocol):
@@ -415,7 +420,7 @@ class TableManager:
         table.check_can_start(requester)
         for seat in table.humans:
             assert seat.user_id is not None
-            await self._check_chips(table, seat.user_id)
+            await self._check_chips(table, seat.user_id, name=seat.name)
         lead = table.next_lead()
         seed = self._seeds.getrandbits(64) if self._seeds is not None else secrets.randbits(64)
         game = Game.deal(
@@ -670,14 +675,18 @@ class TableManager:
             log.exception("AI move failed at table %s", channel_id)
 
     # ------------------------------------------------------------ chips
-    async def _check_chips(self, table: Table, user_id: int) -> None:
+    async def _check_chips(self, table: Table, user_id: int, *, name: str | None = None) -> None:
         """A player must cover the preset's maximum plausible loss for one game."""
-        account = await db.get_or_create_account(
-            self.db, table.guild_id, user_id, starting_chips=self.settings.starting_chips
-        )
+        # A read suffices for players who already have an account (most of them);
+        # a write is only needed to grant a newcomer their starting chips.
+        account = await db.get_account(self.db, table.guild_id, user_id)
+        if account is None:
+            account = await db.get_or_create_account(
+                self.db, table.guild_id, user_id, starting_chips=self.settings.starting_chips
+            )
         need = table.bet * table.rules.max_plausible_loss(table.rules.max_players)
         if account.balance < need:
-            raise NotEnoughChips(need=need, have=account.balance)
+            raise NotEnoughChips(need=need, have=account.balance, name=name)
 
     # ---------------------------------------------------------- persistence
     async def _save(self, table: Table) -> None:

@@ -19,7 +19,7 @@ tienlen.errors.InvalidComboError: a straight must be all one suit
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from tienlen.cards import Card, as_mask, cards_of, format_cards
 from tienlen.errors import InvalidComboError
@@ -332,31 +332,36 @@ def _run_masks(hand: int, start: int, end: int, choices: list[list[list[int]]]) 
     return masks
 
 
-def _straights(hand: int, rules: "RuleSet", length: int | None, min_top: int) -> list[Combo]:
-    """Straights (of ``length`` cards if given) whose top card is above ``min_top``."""
-    present = _ranks_present(hand)
-    out: list[Combo] = []
-    new = tuple.__new__
-    lengths = range(3, 13) if length is None else (length,)
-    for size in lengths:
-        starts = _window_starts(present, size)
+def _windows(ranks: int, lengths: "range | tuple[int, ...]", min_top: int) -> Iterator[tuple[int, int, int]]:
+    """(start, end, length) of every run of ``lengths`` consecutive ranks in the
+    rank mask ``ranks`` whose highest rank could still top ``min_top``."""
+    for length in lengths:
+        starts = _window_starts(ranks, length)
         if not starts:
-            break
+            return  # no run this long, so none longer either
         while starts:
             low = starts & -starts
             starts ^= low
             start = (low.bit_length() - 1) >> 2
-            end = start + size - 1
-            if 4 * end + 3 <= min_top:
-                continue
-            if rules.follow_suit:
-                masks = _one_suit_runs(hand, start, end)
-            else:
-                masks = _run_masks(hand, start, end, _RUN_SINGLES)
-            for mask in masks:
-                top = mask.bit_length() - 1
-                if top > min_top:
-                    out.append(new(Combo, (STRAIGHT, mask, top, size)))
+            end = start + length - 1
+            if 4 * end + 3 > min_top:
+                yield start, end, length
+
+
+def _straights(hand: int, rules: "RuleSet", length: int | None, min_top: int) -> list[Combo]:
+    """Straights (of ``length`` cards if given) whose top card is above ``min_top``."""
+    out: list[Combo] = []
+    new = tuple.__new__
+    lengths = range(3, 13) if length is None else (length,)
+    for start, end, size in _windows(_ranks_present(hand), lengths, min_top):
+        if rules.follow_suit:
+            masks = _one_suit_runs(hand, start, end)
+        else:
+            masks = _run_masks(hand, start, end, _RUN_SINGLES)
+        for mask in masks:
+            top = mask.bit_length() - 1
+            if top > min_top:
+                out.append(new(Combo, (STRAIGHT, mask, top, size)))
     return out
 
 
@@ -372,25 +377,14 @@ def _one_suit_runs(hand: int, start: int, end: int) -> list[int]:
 
 def _pair_runs(hand: int, pairs: int | None, min_top: int, min_pairs: int = 3) -> list[Combo]:
     """Consecutive pairs (of ``pairs`` pairs if given) whose top is above ``min_top``."""
-    with_pair = _ranks_with_pair(hand)
     out: list[Combo] = []
     new = tuple.__new__
     counts = range(min_pairs, 13) if pairs is None else (pairs,)
-    for count in counts:
-        starts = _window_starts(with_pair, count)
-        if not starts:
-            break
-        while starts:
-            low = starts & -starts
-            starts ^= low
-            start = (low.bit_length() - 1) >> 2
-            end = start + count - 1
-            if 4 * end + 3 <= min_top:
-                continue
-            for mask in _run_masks(hand, start, end, _RUN_PAIRS):
-                top = mask.bit_length() - 1
-                if top > min_top:
-                    out.append(new(Combo, (CONSECUTIVE_PAIRS, mask, top, 2 * count)))
+    for start, end, count in _windows(_ranks_with_pair(hand), counts, min_top):
+        for mask in _run_masks(hand, start, end, _RUN_PAIRS):
+            top = mask.bit_length() - 1
+            if top > min_top:
+                out.append(new(Combo, (CONSECUTIVE_PAIRS, mask, top, 2 * count)))
     return out
 
 

@@ -10,6 +10,7 @@ import asyncio
 import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,11 @@ class BotProcess:
         self.process: asyncio.subprocess.Process | None = None
 
     async def start(self, *, timeout: float = 60.0) -> "BotProcess":
+        # The log goes to a file: a pipe nobody reads would fill up and stall the bot.
+        self.log = tempfile.NamedTemporaryFile(prefix="tienlen-bot-", suffix=".log", delete=False)
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, str(REPO / "bot.py"), cwd=str(REPO), env=self.env,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.DEVNULL, stderr=self.log,
         )
         await self.fake.wait_for(lambda: not self.fake.gateway.connected_sessions, timeout=timeout,
                                  what="the previous bot's connection to drop")
@@ -75,7 +78,6 @@ class BotProcess:
         except asyncio.TimeoutError:
             await self.kill()
 
-    async def stderr(self) -> str:
-        if self.process is None or self.process.stderr is None or self.process.returncode is None:
-            return ""
-        return (await self.process.stderr.read()).decode(errors="replace")
+    def stderr(self) -> str:
+        """What the bot logged (warnings and errors)."""
+        return Path(self.log.name).read_text(errors="replace") if self.process is not None else ""
