@@ -25,7 +25,9 @@ log = logging.getLogger(__name__)
 __all__ = ["DEFER_AFTER", "within", "reply", "edit_own", "fail", "lang_of", "explain"]
 
 DEFER_AFTER = 2.0
+BUSY = 16  # interactions in progress at once beyond which the bot defers straight away
 T = TypeVar("T")
+_in_progress = 0
 
 
 def lang_of(interaction: discord.Interaction) -> str:
@@ -35,19 +37,28 @@ def lang_of(interaction: discord.Interaction) -> str:
 async def within(
     interaction: discord.Interaction, work: Awaitable[T], *, update: bool = False, public: bool = False
 ) -> T:
-    """Await ``work``; defer the interaction first if it takes longer than DEFER_AFTER.
+    """Await ``work``; defer the interaction first if it takes longer than DEFER_AFTER
+    (or at once when the bot is busy).
 
     ``update``: the answer will edit the component's message; ``public``: the
     answer will be a public message (the deferral must not make it ephemeral).
     """
+    global _in_progress
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
-    if not done and not interaction.response.is_done():
-        if update:
-            await interaction.response.defer()
-        else:
-            await interaction.response.defer(ephemeral=not public, thinking=True)
-    return await task
+    _in_progress += 1
+    try:
+        # When many interactions are queued the event loop itself may lag, so a
+        # deferral scheduled for later could come too late: answer at once.
+        wait = 0.0 if _in_progress > BUSY else DEFER_AFTER
+        done, _ = await asyncio.wait({task}, timeout=wait) if wait else (set(), None)
+        if not done and not task.done() and not interaction.response.is_done():
+            if update:
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(ephemeral=not public, thinking=True)
+        return await task
+    finally:
+        _in_progress -= 1
 
 
 async def reply(
