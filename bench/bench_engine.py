@@ -97,7 +97,8 @@ def sample_positions(count, seed=1, preset="mien-nam"):
 def fresh_leads(count, seed=2, preset="mien-nam"):
     """Fresh 13-card hands on lead, any play allowed (a later game)."""
     rules = RULESETS[preset]
-    return [Game.deal(rules, 4, seed * 1_000_000 + i, first_game=False, previous_winner=i % 4) for i in range(count)]
+    games = (Game.deal(rules, 4, seed * 1_000_000 + i, first_game=False, previous_winner=i % 4) for i in range(2 * count))
+    return [game for game in games if not game.finished][:count]  # an instant win ends a game at the deal
 
 
 def time_calls(generator, positions):
