@@ -80,20 +80,6 @@ class Messenger:
         guild = self.bot.get_guild(guild_id)
         return language_of(guild.preferred_locale if guild else None)
 
-    def user_lang(self, snapshot_or_channel: Any, seat: int | None = None, user_id: int | None = None) -> str:
-        manager = self.manager
-        if manager is None:
-            return "en"
-        channel_id = getattr(snapshot_or_channel, "channel_id", snapshot_or_channel)
-        table = manager.table(channel_id)
-        if table is None:
-            return "en"
-        seats = table.game_seats or table.seats
-        for index, info in enumerate(seats):
-            if (seat is not None and index == seat) or (user_id is not None and info.user_id == user_id):
-                return language_of(info.locale)
-        return "en"
-
     # --------------------------------------------------------- Notifier
     async def table_changed(self, snapshot: TableSnapshot) -> None:
         current = self._latest.get(snapshot.channel_id)
@@ -117,13 +103,13 @@ class Messenger:
             user_id = snapshot.seats[seat].user_id
             if user_id is not None:
                 self._dm_messages.pop((snapshot.channel_id, user_id), None)
-                await self.send_hand_dm(user_id, hand, lang=self.user_lang(snapshot, seat=seat))
+                await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
         user_id = snapshot.seats[hand.seat].user_id if hand.seat < len(snapshot.seats) else None
         if user_id is None or (snapshot.channel_id, user_id) in self.dm_closed:
             return
-        await self.send_hand_dm(user_id, hand, lang=self.user_lang(snapshot, seat=hand.seat))
+        await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     # --------------------------------------------------------------- DMs
     def remember_dm(self, channel_id: int, user_id: int, message: discord.Message, hand: HandSnapshot) -> None:

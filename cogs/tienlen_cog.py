@@ -279,7 +279,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         lang = lang_of(interaction)
         typed = current.upper().replace(",", " ").split()
         choices = []
-        for combo in self.manager.legal_play_texts(interaction.channel_id, interaction.user.id):
+        for combo in self.manager.legal_plays(interaction.channel_id, interaction.user.id):
             codes = format_cards(combo.cards, ascii=True)
             if all(any(code.startswith(token) for code in codes.split()) for token in typed):
                 label = f"{format_cards(combo.cards)} · {combo_name(combo, lang)}"

@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections import deque
 import logging
 import random
 import secrets
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Protocol
 
@@ -26,7 +26,8 @@ import db
 from runtime.action_log import ActionLog
 from runtime.ai import AiRunner
 from runtime.settings import Settings
-from runtime.snapshot import Event, GameSummary, HandSnapshot, PaymentLine, TableSnapshot, hand_of, snapshot_of
+from runtime.outcomes import events_of, outcome_json, summary_of
+from runtime.snapshot import Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
 from tienlen import Combo, Game, IllegalPlayError, Outcome, parse_cards
 from tienlen.cards import Card, as_mask
 from tienlen.table import NextLead, Phase, Seat, Table, TableError
@@ -103,7 +104,7 @@ class TableManager:
         self._tables: dict[int, Table] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._timers: dict[int, asyncio.Task[None]] = {}
-        self._ai_tasks: dict[int, list[asyncio.Task[None]]] = {}
+        self._background: dict[int, list[asyncio.Task[None]]] = {}
         self._snapshots: dict[int, TableSnapshot] = {}
         self._summaries: dict[int, GameSummary] = {}
         self._notifications: dict[int, asyncio.Task[None]] = {}
@@ -144,7 +145,8 @@ class TableManager:
             if seat.user_id == user_id:
                 seat.locale = locale
 
-    def legal_play_texts(self, channel_id: int, user_id: int) -> list[Combo]:
+    def legal_plays(self, channel_id: int, user_id: int) -> list[Combo]:
+        """The user's legal plays now (empty when they are not playing here)."""
         try:
             return list(self.hand(channel_id, user_id).legal)
         except TableError:
@@ -158,7 +160,7 @@ class TableManager:
 
     async def close(self) -> None:
         self._closing = True
-        tasks = list(self._timers.values()) + [task for tasks in self._ai_tasks.values() for task in tasks]
+        tasks = list(self._timers.values()) + [task for tasks in self._background.values() for task in tasks]
         if self._sweeper is not None:
             tasks.append(self._sweeper)
         for task in tasks:
@@ -505,7 +507,7 @@ class TableManager:
                 seat.afk = False
                 change.events.append(Event("back", seat=actor, name=seat.name))
         self._touch(table)
-        change.events.extend(_events_of(table, outcome))
+        change.events.extend(events_of(table, outcome))
         if refresh_actor:
             change.hands_to_refresh.add(outcome.action.seat)
         if game.turn is not None:
@@ -570,8 +572,8 @@ class TableManager:
             rake_percent=table.rules.rake_percent,
         )
         chips = {line.user_id: line.net for line in settlement.lines.values()}
-        summary = _summary_of(table, game, settlement)
-        await db.finish_game(self.db, table.game_id, _outcome_json(game, settlement))
+        summary = summary_of(table, game, settlement)
+        await db.finish_game(self.db, table.game_id, outcome_json(game, settlement))
         table.finish_game(chips)
         self._cancel_timer(table.channel_id)
         self._touch(table)
@@ -613,9 +615,9 @@ class TableManager:
 
     def _spawn(self, channel_id: int, work: Any) -> None:
         """Run ``work`` in the background, cancelled when the table closes."""
-        tasks = [task for task in self._ai_tasks.get(channel_id, []) if not task.done()]
+        tasks = [task for task in self._background.get(channel_id, []) if not task.done()]
         tasks.append(asyncio.create_task(work, name=f"table-{channel_id}"))
-        self._ai_tasks[channel_id] = tasks
+        self._background[channel_id] = tasks
 
     def _cancel_timer(self, channel_id: int) -> None:
         timer = self._timers.pop(channel_id, None)
@@ -697,7 +699,7 @@ class TableManager:
 
     async def _close(self, table: Table, change: _Change, reason: str) -> None:
         self._cancel_timer(table.channel_id)
-        for task in self._ai_tasks.pop(table.channel_id, []):
+        for task in self._background.pop(table.channel_id, []):
             if task is not asyncio.current_task():
                 task.cancel()
         await db.delete_table(self.db, table.channel_id)
@@ -751,68 +753,3 @@ class TableManager:
                         async with self._locked(table.channel_id) as (locked, change):
                             if locked.phase is not Phase.PLAYING and now - locked.last_activity >= idle:
                                 await self._close(locked, change, "idle")
-
-
-# ----------------------------------------------------------------- helpers
-def _events_of(table: Table, outcome: Outcome) -> list[Event]:
-    """Public events for one engine outcome."""
-    seats = table.game_seats
-    seat = outcome.action.seat
-    name = seats[seat].name
-    events: list[Event] = []
-    kind = outcome.action.kind
-    if kind == "leave":
-        pass
-    elif outcome.combo is not None:
-        events.append(Event("played", seat=seat, name=name, combo=outcome.combo))
-    else:
-        events.append(Event("passed", seat=seat, name=name))
-    if outcome.chop is not None:
-        chop = outcome.chop
-        events.append(Event("chop", seat=chop.chopper, name=seats[chop.chopper].name,
-                            other=seats[chop.chopped].name, combo=chop.target, value=chop.chain_value))
-    if outcome.went_out is not None:
-        events.append(Event("out", seat=seat, name=name, value=outcome.went_out))
-    if outcome.finish_penalty:
-        events.append(Event("finish_penalty", seat=seat, name=name))
-    for frozen in outcome.frozen:
-        events.append(Event("frozen", seat=frozen, name=seats[frozen].name))
-    for stuck in outcome.stuck:
-        events.append(Event("stuck", seat=stuck, name=seats[stuck].name))
-    if outcome.round_over and outcome.leader is not None:
-        events.append(Event("round_over", seat=outcome.leader, name=seats[outcome.leader].name))
-    return events
-
-
-def _summary_of(table: Table, game: Game, settlement: Any) -> GameSummary:
-    seats = table.game_seats
-    lines = settlement.lines
-    chips = tuple(
-        (seats[seat].name, line.net, line.balance_after) for seat, line in sorted(lines.items())
-    )
-    instant = game.instant_win
-    return GameSummary(
-        game_id=table.game_id,
-        places=tuple(seats[seat].name for seat in game.places),
-        payments=tuple(
-            PaymentLine(seats[p.payer].name, seats[p.payee].name, p.units, p.reason.value) for p in game.payments()
-        ),
-        chips=chips,
-        instant_win=(seats[instant.seat].name, instant.kind.value) if instant else None,
-        frozen=tuple(seats[seat].name for seat in game.cong),
-        final_hands=tuple((seats[seat].name, tuple(game.hand(seat))) for seat in range(game.players)),
-        bet=table.bet,
-        rake_percent=table.rules.rake_percent,
-    )
-
-
-def _outcome_json(game: Game, settlement: Any) -> dict[str, Any]:
-    return {
-        "places": game.places,
-        "settlement": {str(seat): units for seat, units in game.settlement().items()},
-        "payments": [[p.payer, p.payee, p.units, p.reason.value] for p in game.payments()],
-        "chips": {str(seat): line.net for seat, line in settlement.lines.items()},
-        "instant_win": [game.instant_win.seat, game.instant_win.kind.value] if game.instant_win else None,
-        "cong": list(game.cong),
-        "chops": {str(seat): list(counts) for seat, counts in game.chop_counts().items()},
-    }

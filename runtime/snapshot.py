@@ -131,6 +131,8 @@ class HandSnapshot:
     in_play: bool
     finished: bool
     deadline: float | None
+    locale: str = "en-US"
+    """The player's Discord language (their DMs follow it)."""
     selected: tuple[Card, ...] = field(default=())
 
 
@@ -247,5 +249,6 @@ def hand_of(table: Table, seat: int, *, selected: tuple[Card, ...] = ()) -> Hand
         in_play=game.in_play(seat),
         finished=game.finished,
         deadline=table.deadline,
+        locale=table.game_seats[seat].locale,
         selected=tuple(card for card in selected if card in hand),
     )
