@@ -40,7 +40,7 @@ from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
 from tienlen.rules import RULESETS, Bomb, CongRule, FinishOnTwo, OutOfTurnResume, RuleSet  # noqa: F401 (RULESETS: doctests)
 
-__all__ = ["Game", "SeatView", "Action", "Payment", "PaymentReason", "ChopEvent", "Outcome", "JSON_FORMAT"]
+__all__ = ["Game", "SeatView", "legal_plays_on_turn", "Action", "Payment", "PaymentReason", "ChopEvent", "Outcome", "JSON_FORMAT"]
 
 JSON_FORMAT = 1
 
@@ -161,6 +161,9 @@ class SeatView:
     """The public action log (a lead-time-out records the card it played)."""
     legal_plays: tuple[Combo, ...]
     """The engine's legal plays for this seat now."""
+    round_number: int = 0
+    chain_value: int = 0
+    """Chop money riding on the current round's chain of chops (public)."""
 
     @property
     def unseen(self) -> int:
@@ -405,20 +408,9 @@ class Game:
         """
         if self._finished or not self._in_play[seat]:
             return []
-        hand = self._hands[seat]
         if seat != self._turn:
             return self._out_of_turn_chops(seat)
-        top = self._round.top
-        if top is None:
-            plays = all_combos(hand, self.rules)
-            if self._required:
-                required = self._required
-                plays = [combo for combo in plays if combo[1] & required]
-        else:
-            plays = beating_combos(hand, top, self.rules)
-        if self.rules.finish_on_two is FinishOnTwo.FORBIDDEN:
-            plays = [combo for combo in plays if not self._forbidden_finish(hand, combo)]
-        return plays
+        return legal_plays_on_turn(self.rules, self._hands[seat], self._round.top, self._required)
 
     def _out_of_turn_chops(self, seat: int) -> list[Combo]:
         round_ = self._round
@@ -437,7 +429,7 @@ class Game:
         return seat != self._turn and bool(self.legal_plays(seat))
 
     def _forbidden_finish(self, hand: int, combo: Combo) -> bool:
-        return combo[1] == hand and (bool(combo[1] & TWOS_MASK) or combo[0] is FOUR_OF_A_KIND)
+        return _finishes_on_two(hand, combo)
 
     # ---------------------------------------------------------------- actions
     def play(self, seat: int, cards: "Combo | Sequence[Card] | str | int") -> Outcome:
@@ -747,6 +739,8 @@ class Game:
             required=self._required,
             actions=tuple(self._actions),
             legal_plays=tuple(self.legal_plays(seat)),
+            round_number=round_.number,
+            chain_value=round_.chain_value,
         )
 
     # ----------------------------------------------------------------- money
@@ -847,6 +841,33 @@ class Game:
 
 
 # --------------------------------------------------------------------- helpers
+def legal_plays_on_turn(rules: RuleSet, hand: int, top: Combo | None, required: int = 0) -> list[Combo]:
+    """What a seat holding ``hand`` (a mask) may play on its turn, with ``top``
+    on the table (None: leading; ``required``: mask of a card the lead must
+    contain).  :meth:`Game.legal_plays` uses it; AI players use it to reason
+    about hands they imagine for the others.
+
+    >>> from tienlen.cards import mask_of, parse_cards
+    >>> south = RULESETS["mien-nam"]
+    >>> [str(c) for c in legal_plays_on_turn(south, mask_of(parse_cards("4S 9H 2C")), classify("8D", south))]
+    ['9♥', '2♣']
+    """
+    if top is None:
+        plays = all_combos(hand, rules)
+        if required:
+            plays = [combo for combo in plays if combo[1] & required]
+    else:
+        plays = beating_combos(hand, top, rules)
+    if rules.finish_on_two is FinishOnTwo.FORBIDDEN:
+        plays = [combo for combo in plays if not _finishes_on_two(hand, combo)]
+    return plays
+
+
+def _finishes_on_two(hand: int, combo: Combo) -> bool:
+    """Whether ``combo`` would be the hand's last cards and holds a 2 or is a four of a kind."""
+    return combo[1] == hand and (bool(combo[1] & TWOS_MASK) or combo[0] is FOUR_OF_A_KIND)
+
+
 def deal_order(rules: RuleSet, players: int) -> list[int]:
     """Seats in dealing order: the seat after the dealer first, the dealer last."""
     dealer = rules.dealer_seat % players
