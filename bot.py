@@ -137,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = Settings.from_env()
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("discord").setLevel(max(logging.INFO, logging.getLevelName(settings.log_level)))
+    # discord.py's own INFO lines (login, gateway) only when debugging.
+    logging.getLogger("discord").setLevel(logging.DEBUG if settings.log_level == "DEBUG" else logging.WARNING)
+    discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # this bot has no voice
     if not settings.discord_token:
         print(TOKEN_HELP, file=sys.stderr)
         return 2

@@ -53,3 +53,22 @@ def test_without_a_token_the_bot_says_how_to_get_one_in_one_line(tmp_path):
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "discord.com/developers" in lines[0]
+
+
+async def test_an_invalid_token_is_one_clear_line(tmp_path):
+    import asyncio
+    import os
+
+    from tests.fakediscord import FakeDiscord
+
+    async with FakeDiscord(token="the-right-token") as fake:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "DISCORD_TOKEN": "a-wrong-token",
+               "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}",
+               "TIENLEN_TEST_API_BASE": fake.api_base, "TIENLEN_TEST_GATEWAY_URL": fake.gateway_url}
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, str(REPO / "bot.py"), cwd=str(tmp_path), env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and "refused DISCORD_TOKEN" in lines[0]
