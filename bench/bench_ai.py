@@ -12,8 +12,10 @@ Confidence intervals (95 %) are computed over deals (the mean of a deal's
 rotations is one sample), which accounts for the rotations sharing cards.
 
 Decision latency is measured per level around ``player.choose(view, rng)``
-(the view is built before the clock starts).  For ``hard`` the table also
-shows the decisions that actually searched (trivial ones answer at once).
+(the view is built before the clock starts), as wall-clock time and as the
+process's CPU time (on a shared machine the wall clock also counts time spent
+waiting for a core).  For ``hard`` the table also shows the decisions that
+actually searched (forced moves and going out answer at once).
 
 Usage::
 
@@ -60,8 +62,9 @@ class GameResult:
     first: bool
     place: int
     units: int
-    latencies: dict[str, list[float]] = field(default_factory=dict)
-    searched: list[float] = field(default_factory=list)
+    latencies: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    """Per level: (wall, CPU) seconds of every decision."""
+    searched: list[tuple[float, float]] = field(default_factory=list)
     worlds: list[int] = field(default_factory=list)
 
 
@@ -76,24 +79,35 @@ class Job:
     budget_ms: float
 
 
+class Timed:
+    """Measures a player's decisions: wall clock and this process's CPU time."""
+
+    def __init__(self, inner, result: GameResult) -> None:
+        self.inner = inner
+        self.level = inner.level
+        self.result = result
+
+    def choose(self, view, rng):
+        wall, cpu = time.perf_counter(), time.process_time()
+        move = self.inner.choose(view, rng)
+        sample = (time.perf_counter() - wall, time.process_time() - cpu)
+        self.result.latencies.setdefault(self.level, []).append(sample)
+        worlds = getattr(self.inner, "last_worlds", 0)
+        if worlds:
+            self.result.searched.append(sample)
+            self.result.worlds.append(worlds)
+        return move
+
+
 def play_one(job: Job) -> GameResult:
     """One arena game: the hero level in seat ``index % players``."""
     deal = job.seed * 1_000_000 + job.index // job.players
     hero = job.index % job.players
     game = Game.deal(RULESETS[job.preset], job.players, deal)
-    players = [make_player(job.other_level, budget_ms=job.budget_ms) for _ in range(job.players)]
-    players[hero] = make_player(job.hero_level, budget_ms=job.budget_ms)
     result = GameResult(job.index, deal, hero, False, 0, 0)
-
-    def observe(seat, view, move, seconds):
-        level = players[seat].level
-        result.latencies.setdefault(level, []).append(seconds)
-        worlds = getattr(players[seat], "last_worlds", 0)
-        if worlds:
-            result.searched.append(seconds)
-            result.worlds.append(worlds)
-
-    play_game(game, players, seed=job.index, observe=observe)
+    players = [Timed(make_player(job.other_level, budget_ms=job.budget_ms), result) for _ in range(job.players)]
+    players[hero] = Timed(make_player(job.hero_level, budget_ms=job.budget_ms), result)
+    play_game(game, players, seed=job.index)
     result.place = game.places.index(hero)
     result.first = result.place == 0
     result.units = game.settlement()[hero]
@@ -118,11 +132,24 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank]
 
 
+def _latency(samples: list[tuple[float, float]]) -> dict:
+    walls = [wall for wall, _ in samples]
+    cpus = [cpu for _, cpu in samples]
+    return {
+        "decisions": len(samples),
+        "p50_ms": 1000 * percentile(walls, 0.5),
+        "p99_ms": 1000 * percentile(walls, 0.99),
+        "max_ms": 1000 * max(walls) if walls else float("nan"),
+        "cpu_p50_ms": 1000 * percentile(cpus, 0.5),
+        "cpu_p99_ms": 1000 * percentile(cpus, 0.99),
+    }
+
+
 def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
     firsts: dict[int, list[float]] = {}
     units: dict[int, list[float]] = {}
-    latencies: dict[str, list[float]] = {}
-    searched: list[float] = []
+    latencies: dict[str, list[tuple[float, float]]] = {}
+    searched: list[tuple[float, float]] = []
     worlds: list[int] = []
     for result in results:
         firsts.setdefault(result.deal, []).append(float(result.first))
@@ -133,18 +160,13 @@ def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
         worlds += result.worlds
     first, first_ci = clustered_mean(firsts)
     mean_units, units_ci = clustered_mean(units)
-    latency = {
-        level: {"decisions": len(values), "p50_ms": 1000 * percentile(values, 0.5), "p99_ms": 1000 * percentile(values, 0.99)}
-        for level, values in sorted(latencies.items())
-    }
+    latency = {level: _latency(values) for level, values in sorted(latencies.items())}
     if searched:
-        latency["hard (searched)"] = {
-            "decisions": len(searched),
-            "p50_ms": 1000 * percentile(searched, 0.5),
-            "p99_ms": 1000 * percentile(searched, 0.99),
-            "max_ms": 1000 * max(searched),
-            "worlds_p50": percentile([float(w) for w in worlds], 0.5),
-        }
+        latency["hard (searched)"] = _latency(searched)
+        latency["hard (searched)"]["worlds_p50"] = percentile([float(w) for w in worlds], 0.5)
+    places = {}
+    for result in results:
+        places[result.place] = places.get(result.place, 0) + 1
     return {
         "pairing": pairing,
         "games": len(results),
@@ -153,6 +175,7 @@ def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
         "first_ci95": first_ci,
         "mean_units": mean_units,
         "units_ci95": units_ci,
+        "places": {place + 1: count for place, count in sorted(places.items())},
         "target": TARGETS.get(pairing, ""),
         "latency": latency,
         **settings,
@@ -209,15 +232,19 @@ def markdown(summaries: list[dict]) -> str:
             f"| {s['mean_units']:+.2f} ± {s['units_ci95']:.2f} | {s['target']} | {s['rules']}, {s['players']}p "
             f"| {s['budget_ms']:g} ms | {s['workers']} | {s['wall_s']:.0f} s |"
         )
-    lines += ["", "| pairing | level | decisions | p50 | p99 | notes |", "|---|---|---|---|---|---|"]
+    lines += ["", "| pairing | level | decisions | wall p50 | wall p99 | wall max | CPU p50 | CPU p99 | notes |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for s in summaries:
         for level, stats in s["latency"].items():
-            notes = ""
-            if "worlds_p50" in stats:
-                notes = f"max {stats['max_ms']:.1f} ms, worlds/decision p50 {stats['worlds_p50']:.0f}"
+            notes = f"worlds/decision p50 {stats['worlds_p50']:.0f}" if "worlds_p50" in stats else ""
             lines.append(
-                f"| {s['pairing']} | {level} | {stats['decisions']} | {stats['p50_ms']:.2f} ms | {stats['p99_ms']:.2f} ms | {notes} |"
+                f"| {s['pairing']} | {level} | {stats['decisions']} | {stats['p50_ms']:.3f} ms | {stats['p99_ms']:.3f} ms "
+                f"| {stats['max_ms']:.1f} ms | {stats['cpu_p50_ms']:.3f} ms | {stats['cpu_p99_ms']:.3f} ms | {notes} |"
             )
+    lines.append("")
+    for s in summaries:
+        places = ", ".join(f"{place}: {count}" for place, count in s["places"].items())
+        lines.append(f"- {s['pairing']}: hero places (1 = first) {places}")
     return "\n".join(lines)
 
 

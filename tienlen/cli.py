@@ -193,6 +193,8 @@ class TerminalGame:
             self.say()
             raise _Quit
         line = line.strip()
+        if not _is_terminal(self.stdin):
+            self.say(line)  # echo piped input so a transcript reads like a session
         if line.lower() in ("q", "quit", "exit"):
             raise _Quit
         return line
@@ -269,6 +271,13 @@ class TerminalGame:
                      f"{payment.units} B ({payment.reason.value})")
         self.say("Settlement (bet units): " + ", ".join(
             f"{self.name(seat)} {units:+d}" for seat, units in game.settlement().items()))
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 # ------------------------------------------------------------------ commands

@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -312,6 +313,11 @@ def _some_hand_gets(cards: int, need: int, counts: "list[int]", total: int) -> f
 
 
 def _at_most_one_each(cards: int, counts: "list[int]", total: int) -> float:
+    return _at_most_one_each_cached(cards, tuple(counts), total)
+
+
+@lru_cache(maxsize=4096)
+def _at_most_one_each_cached(cards: int, counts: tuple[int, ...], total: int) -> float:
     """Chance that no hand receives two of ``cards`` specific cards."""
     set_aside = total - sum(counts)
     # e[j]: ways to pick j distinct hands and one place in each.

@@ -63,20 +63,22 @@ class Plan(NamedTuple):
 def combo_cost(kind: ComboKind, rank: int, size: int) -> float:
     """How much a combination weighs on a hand (about one turn; lower is better).
 
-    Low singles are the hardest cards to get rid of; 2s and bombs win rounds
-    and chop, so they cost little or less than nothing.
+    Low cards are the hard ones to get rid of; a pair is harder to follow
+    with than a single (fewer rounds of pairs are played); 2s and bombs win
+    rounds and chop, so they cost nothing or less.  (The constants were tuned
+    by arena runs, see ``bench/bench_ai.py``.)
 
-    >>> combo_cost(SINGLE, 0, 1) > combo_cost(PAIR, 0, 2) > combo_cost(SINGLE, 12, 1)
+    >>> combo_cost(PAIR, 0, 2) > combo_cost(SINGLE, 0, 1) > combo_cost(SINGLE, 11, 1) > combo_cost(SINGLE, 12, 1)
     True
     """
     if kind is SINGLE:
-        return 0.15 if rank == TWO else 1.0 - 0.04 * rank
+        return 0.0 if rank == TWO else 0.8 - 0.06 * rank
     if kind is PAIR:
-        return 0.0 if rank == TWO else 0.9 - 0.04 * rank
+        return 0.0 if rank == TWO else 1.05 - 0.04 * rank
     if kind is TRIPLE:
         return -0.1 if rank == TWO else 0.8 - 0.04 * rank
     if kind is STRAIGHT:
-        return max(0.2, 0.85 - 0.035 * rank - 0.05 * (size - 3))
+        return max(0.2, 0.9 - 0.035 * rank - 0.05 * (size - 3))
     if kind is CONSECUTIVE_PAIRS:
         return -0.1 - 0.3 * (size // 2 - 3)
     return -0.2  # four of a kind
@@ -96,88 +98,105 @@ def plan_cost(hand: int, rules: "RuleSet") -> float:
     return _best_by_counts(_count_key(hand), rules.consecutive_pairs)[0]
 
 
+# ---------------------------------------------------------------- memo tables
+# The searches below are memoised in plain dicts holding only ints, floats and
+# tuples of them: CPython's cyclic garbage collector stops tracking such
+# tuples, so even large tables cost no collection pauses.  A table that grows
+# past its limit is simply cleared.
+_MEMO_LIMIT = 200_000
+_KINDS = (SINGLE, PAIR, TRIPLE, FOUR_OF_A_KIND, STRAIGHT, CONSECUTIVE_PAIRS)
+_KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
+
+
+def _remember(table: dict, key: int, value):
+    if len(table) >= _MEMO_LIMIT:
+        table.clear()
+    table[key] = value
+    return value
+
+
 # ---------------------------------------------------- southern: rank counts
-# A hand's shape is packed 3 bits per rank: bits 3r..3r+2 = cards of rank r.
-_SHAPE_KINDS = (SINGLE, PAIR, TRIPLE, FOUR_OF_A_KIND)
+# A hand's shape is its cards per rank, one 4-bit field per rank (0..4), which
+# a few word-wide bit operations compute from the card mask.  A part of a
+# shape's partition is packed as kind code | low rank << 3 | ranks << 7.
+_PAIRS_OF_BITS = 0x5555555555555
+_NIBBLE_HALVES = 0x3333333333333
+_SHAPES: dict[int, tuple[float, tuple[int, ...]]] = {}
 
 
 def _count_key(hand: int) -> int:
-    key = 0
-    for rank in range(13):
-        key |= ((hand >> (4 * rank)) & 0xF).bit_count() << (3 * rank)
-    return key
+    """Cards per rank, in the nibble of that rank (a parallel bit count)."""
+    hand -= (hand >> 1) & _PAIRS_OF_BITS
+    return (hand & _NIBBLE_HALVES) + ((hand >> 2) & _NIBBLE_HALVES)
 
 
-@lru_cache(maxsize=1 << 18)
-def _best_by_counts(key: int, pairs_runs: bool) -> tuple[float, tuple[tuple[ComboKind, int, int], ...]]:
-    """Cheapest partition of a shape: (cost, parts); a part is (kind, low rank, ranks)."""
+def _best_by_counts(key: int, pairs_runs: bool) -> tuple[float, tuple[int, ...]]:
+    """Cheapest partition of a shape: (cost, packed parts)."""
+    memo_key = (key << 1) | pairs_runs
+    known = _SHAPES.get(memo_key)
+    if known is not None:
+        return known
     if not key:
-        return 0.0, ()
-    low = (((key & -key).bit_length() - 1) // 3)
-    count = (key >> (3 * low)) & 7
-    unit = 1 << (3 * low)
-    best: tuple[float, tuple[tuple[ComboKind, int, int], ...]] | None = None
+        return _remember(_SHAPES, memo_key, (0.0, ()))
+    low = ((key & -key).bit_length() - 1) >> 2
+    count = (key >> (4 * low)) & 0xF
+    unit = 1 << (4 * low)
+    best: tuple[float, tuple[int, ...]] | None = None
     # Same-rank groups containing the lowest rank.
     for size in range(1, count + 1):
-        kind = _SHAPE_KINDS[size - 1]
-        best = _better(best, kind, low, 1, combo_cost(kind, low, size), key - size * unit, pairs_runs)
+        kind = _KINDS[size - 1]
+        best = _better(best, size - 1, low, 1, combo_cost(kind, low, size), key - size * unit, pairs_runs)
     # Runs starting at the lowest rank (never reaching the 2s).
-    for per_rank, kind, allowed in ((1, STRAIGHT, True), (2, CONSECUTIVE_PAIRS, pairs_runs)):
+    for per_rank, code, allowed in ((1, 4, True), (2, 5, pairs_runs)):
         if not allowed or count < per_rank:
             continue
         rest = key
         for end in range(low, ACE + 1):
-            if (key >> (3 * end)) & 7 < per_rank:
+            if (key >> (4 * end)) & 0xF < per_rank:
                 break
-            rest -= per_rank << (3 * end)
+            rest -= per_rank << (4 * end)
             length = end - low + 1
             if length >= 3:
-                cost = combo_cost(kind, end, per_rank * length)
-                best = _better(best, kind, low, length, cost, rest, pairs_runs)
+                cost = combo_cost(_KINDS[code], end, per_rank * length)
+                best = _better(best, code, low, length, cost, rest, pairs_runs)
     assert best is not None
-    return best
+    return _remember(_SHAPES, memo_key, best)
 
 
-def _better(best, kind, low, length, cost, rest, pairs_runs):
+def _better(best, code, low, length, cost, rest, pairs_runs):
     rest_cost, rest_parts = _best_by_counts(rest, pairs_runs)
     total = cost + rest_cost
     if best is None or total < best[0] - 1e-9:
-        return total, ((kind, low, length),) + rest_parts
+        return total, (code | (low << 3) | (length << 7),) + rest_parts
     return best
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=8192)
 def _plan_by_ranks(hand: int, pairs_runs: bool) -> Plan:
     cost, parts = _best_by_counts(_count_key(hand), pairs_runs)
     return Plan(cost, _assign_suits(hand, parts))
 
 
-def _assign_suits(hand: int, parts) -> tuple[Combo, ...]:
+def _assign_suits(hand: int, parts: tuple[int, ...]) -> tuple[Combo, ...]:
     """Turn rank-level parts into combos of actual cards.
 
     Same-rank groups take the highest suits of their rank (a single or a pair
     is as strong as its top card); runs take what is left.
     """
     free = hand
-    groups = []
-    for kind, low, length in parts:
-        if kind in (STRAIGHT, CONSECUTIVE_PAIRS):
-            continue
-        size = _SHAPE_KINDS.index(kind) + 1
-        mask = _take(free, low, size, highest=True)
+    combos = []
+    for part in sorted(parts, key=lambda part: (part & 7) >= 4):  # groups first
+        code, low, length = part & 7, (part >> 3) & 15, part >> 7
+        if code < 4:
+            mask = _take(free, low, code + 1, highest=True)
+        else:
+            per_rank = 1 if code == 4 else 2
+            mask = 0
+            for rank in range(low, low + length):
+                mask |= _take(free, rank, per_rank, highest=False)
         free ^= mask
-        groups.append(make_combo(kind, mask))
-    runs = []
-    for kind, low, length in parts:
-        if kind not in (STRAIGHT, CONSECUTIVE_PAIRS):
-            continue
-        per_rank = 1 if kind is STRAIGHT else 2
-        mask = 0
-        for rank in range(low, low + length):
-            mask |= _take(free, rank, per_rank, highest=False)
-        free ^= mask
-        runs.append(make_combo(kind, mask))
-    return tuple(sorted(groups + runs, key=lambda combo: (combo[2], combo[3])))
+        combos.append(make_combo(_KINDS[code], mask))
+    return tuple(sorted(combos, key=lambda combo: (combo[2], combo[3])))
 
 
 def _take(free: int, rank: int, count: int, *, highest: bool) -> int:
@@ -187,31 +206,37 @@ def _take(free: int, rank: int, count: int, *, highest: bool) -> int:
 
 
 # ------------------------------------------------------- northern: by card
-@lru_cache(maxsize=1 << 16)
+# A part is packed as kind code | mask << 3.
+_SUITED: dict[int, tuple[float, tuple[int, ...]]] = {}
+
+
+@lru_cache(maxsize=8192)
 def _plan_suited(hand: int) -> Plan:
-    cost, masks = _best_suited(hand)
-    combos = tuple(make_combo(kind, mask) for kind, mask in masks)
+    cost, parts = _best_suited(hand)
+    combos = tuple(make_combo(_KINDS[part & 7], part >> 3) for part in parts)
     return Plan(cost, tuple(sorted(combos, key=lambda combo: (combo[2], combo[3]))))
 
 
-@lru_cache(maxsize=1 << 18)
-def _best_suited(hand: int) -> tuple[float, tuple[tuple[ComboKind, int], ...]]:
+def _best_suited(hand: int) -> tuple[float, tuple[int, ...]]:
     """Cheapest partition under suit-following: pairs of one colour, one-suit straights."""
+    known = _SUITED.get(hand)
+    if known is not None:
+        return known
     if not hand:
-        return 0.0, ()
+        return _remember(_SUITED, hand, (0.0, ()))
     low_bit = hand & -hand
     index = low_bit.bit_length() - 1
     rank, suit = index >> 2, index & 3
-    options: list[tuple[ComboKind, int]] = [(SINGLE, low_bit)]
+    options: list[tuple[int, int]] = [(0, low_bit)]
     partner = 1 << (4 * rank + (suit ^ 1))
     if hand & partner:
-        options.append((PAIR, low_bit | partner))
+        options.append((1, low_bit | partner))
     others = [1 << i for i in range(index + 1, 4 * rank + 4) if hand >> i & 1]
     for a in range(len(others)):
         for b in range(a + 1, len(others)):
-            options.append((TRIPLE, low_bit | others[a] | others[b]))
+            options.append((2, low_bit | others[a] | others[b]))
     if len(others) == 3:
-        options.append((FOUR_OF_A_KIND, low_bit | sum(others)))
+        options.append((3, low_bit | sum(others)))
     run = low_bit
     for step in range(1, ACE - rank + 1):
         card = low_bit << (4 * step)
@@ -219,12 +244,12 @@ def _best_suited(hand: int) -> tuple[float, tuple[tuple[ComboKind, int], ...]]:
             break
         run |= card
         if step >= 2:
-            options.append((STRAIGHT, run))
-    best: tuple[float, tuple[tuple[ComboKind, int], ...]] | None = None
-    for kind, mask in options:
+            options.append((4, run))
+    best: tuple[float, tuple[int, ...]] | None = None
+    for code, mask in options:
         rest_cost, rest_parts = _best_suited(hand ^ mask)
-        total = combo_cost(kind, (mask.bit_length() - 1) >> 2, mask.bit_count()) + rest_cost
+        total = combo_cost(_KINDS[code], (mask.bit_length() - 1) >> 2, mask.bit_count()) + rest_cost
         if best is None or total < best[0] - 1e-9:
-            best = (total, ((kind, mask),) + rest_parts)
+            best = (total, (code | (mask << 3),) + rest_parts)
     assert best is not None
-    return best
+    return _remember(_SUITED, hand, best)

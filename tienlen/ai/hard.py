@@ -6,20 +6,30 @@ For each decision with a real choice:
 1. the normal heuristic ranks the options and the best ``width`` are kept
    (plus passing, whenever passing is allowed);
 2. a *world* is sampled: the unseen cards are dealt to the other seats
-   consistently with what this seat knows (:mod:`tienlen.ai.sampling`);
+   consistently with what this seat knows (:mod:`tienlen.ai.sampling`), by a
+   Markov chain that favours deals explaining the other seats' past plays
+   and passes (:mod:`tienlen.ai.inference`; uniformly when nobody else has
+   decided anything yet, or with ``temperature=None``);
 3. in that same world every candidate is played and the game is finished
    by four normal players (common random numbers: the candidates are compared
    on identical deals, which removes most of the noise);
-4. the candidate with the best mean ``game.settlement()[seat]`` over all
+4. every few worlds, candidates clearly worse than the leader (by the paired
+   differences on the same worlds) are dropped, so the rest of the budget
+   goes to the close contest;
+5. the candidate with the best mean ``game.settlement()[seat]`` over the
    completed worlds wins; ties go to the heuristic's order.
 
-Worlds are drawn until ``budget_ms`` has passed (wall clock), or exactly
-``samples`` worlds when that is given (deterministic: used by tests).
+Worlds are drawn until ``budget_ms`` has passed (wall clock; the first
+``burn_in_share`` of it warms the chain up), or exactly ``samples`` worlds
+after ``burn_in_steps`` chain steps when ``samples`` is given (deterministic:
+used by tests).
 Forced moves, going out and out-of-turn chops are answered at once.
 """
 
 from __future__ import annotations
 
+import gc
+import math
 import random
 import time
 from typing import TYPE_CHECKING, Iterator, Sequence
@@ -27,7 +37,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from tienlen.ai.arena import MAX_ACTIONS, apply_move
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
 from tienlen.ai.inference import DEFAULT_TEMPERATURE, DealSampler, OpponentModel, record_decisions
-from tienlen.ai.sampling import WorldBuilder, _apply_plain
+from tienlen.ai.sampling import WorldBuilder, apply_plain
 from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
 
@@ -37,6 +47,10 @@ if TYPE_CHECKING:
 __all__ = ["HardPlayer", "rollout"]
 
 DEFAULT_BUDGET_MS = 300
+ELIMINATE_EVERY = 6
+"""Every this many worlds, candidates clearly worse than the leader are dropped."""
+ELIMINATION_Z = 2.0
+"""How many standard errors below the leader a candidate must be to be dropped."""
 MAX_FAILURES = 50
 """Give up a search after this many sampled deals that contradict the view."""
 
@@ -74,11 +88,25 @@ class HardPlayer:
         self.burn_in_steps = burn_in_steps
         self.thinning = thinning
         self.last_worlds = 0
-        self.last_chain: DealSampler | None = None
         """Worlds completed by the last search (for benchmarks)."""
+        self.last_chain: DealSampler | None = None
+        """The inference chain of the last search, if one ran (for diagnostics)."""
 
     def choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
+        # The search allocates millions of short-lived acyclic objects; pausing
+        # the cyclic collector keeps its full passes (which also walk the memo
+        # tables) out of the time budget.  Reference counting still frees them.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._choose(view, rng)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
         self.last_worlds = 0
+        self.last_chain = None
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
@@ -104,7 +132,8 @@ class HardPlayer:
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
         deals = self._deals(view, builder, rng, start + budget * self.burn_in_share)
-        totals = [0.0] * len(candidates)
+        results: list[list[float]] = [[] for _ in candidates]  # per candidate, per world
+        alive = list(range(len(candidates)))
         evaluated = failures = 0
         while failures < MAX_FAILURES and (self.samples is None or evaluated < self.samples):
             hands = next(deals, None)
@@ -114,17 +143,20 @@ class HardPlayer:
             if world is None:
                 failures += 1
                 continue
-            results = self._evaluate(world, view.seat, candidates, deadline)
-            if results is None:
+            values = self._evaluate(world, view.seat, [candidates[index] for index in alive], deadline)
+            if values is None:
                 break  # out of time in the middle of a world: drop it, keep the comparison paired
-            totals = [total + result for total, result in zip(totals, results)]
+            for index, value in zip(alive, values):
+                results[index].append(value)
             evaluated += 1
+            if len(alive) > 1 and evaluated % ELIMINATE_EVERY == 0:
+                alive = _survivors(alive, results)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.last_worlds = evaluated
         if not evaluated:
             return candidates[0]
-        best = max(range(len(candidates)), key=lambda index: (totals[index], -index))
+        best = max(alive, key=lambda index: (sum(results[index]), -index))
         return candidates[best]
 
     def _deals(self, view: "SeatView", builder: WorldBuilder, rng: random.Random,
@@ -158,7 +190,7 @@ class HardPlayer:
         recorded: list = []
 
         def record(game: "Game") -> None:
-            recorded.extend(record_decisions(game, view.actions, view.seat, _apply_plain))
+            recorded.extend(record_decisions(game, view.actions, view.seat, apply_plain))
 
         if builder.build(hands, on_action=record) is None or not recorded:
             return None
@@ -178,6 +210,26 @@ class HardPlayer:
         return results
 
 
+def _survivors(alive: list[int], results: list[list[float]]) -> list[int]:
+    """Drop the candidates whose paired difference to the leader (same worlds)
+    is below zero by more than :data:`ELIMINATION_Z` standard errors; the
+    remaining budget then goes to the close contest."""
+    leader = max(alive, key=lambda index: (sum(results[index]), -index))
+    keep = []
+    for index in alive:
+        if index == leader:
+            keep.append(index)
+            continue
+        worlds = len(results[index])
+        lead = results[leader][-worlds:]
+        differences = [mine - theirs for mine, theirs in zip(results[index], lead)]
+        mean = sum(differences) / worlds
+        variance = sum((difference - mean) ** 2 for difference in differences) / max(1, worlds - 1)
+        if mean + ELIMINATION_Z * math.sqrt(variance / worlds) >= 0:
+            keep.append(index)
+    return keep
+
+
 def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int = MAX_ACTIONS) -> "Game":
     """Finish ``game`` with every seat played by the normal heuristic (each
     seeing only its own hand), offering out-of-turn chops as the table does."""
@@ -189,6 +241,9 @@ def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int =
             continue
         seat = game.turn
         assert seat is not None
+        if game.top is not None and not game.legal_plays(seat):
+            game.pass_turn(seat)  # nothing beats the top: no need to think
+            continue
         apply_move(game, seat, normal_move(Situation.from_game(game, seat), weights))
     raise RuntimeError("rollout did not finish")
 

@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["Decision", "record_decisions", "OpponentModel", "DealSampler", "DEFAULT_TEMPERATURE"]
 
 DEFAULT_TEMPERATURE = 0.5
+_TERMS: dict[tuple, float] = {}
+_TERMS_LIMIT = 100_000
+"""Per-process memo of decision terms (cleared when full)."""
 FLOOR = 1e-3
 """Smallest probability given to an observed action (robustness against moves
 the heuristic would not list, such as a straight variant it merged away)."""
@@ -138,6 +141,11 @@ class OpponentModel:
             self.by_seat.setdefault(decision.seat, []).append(decision)
         self.played = view.played
         self._cache: dict[tuple[int, int], float] = {}
+        # What the per-decision terms depend on besides the decision and hand;
+        # terms are shared between searches of one process (later decisions of
+        # a game revisit the same past decisions).
+        context = (hash(view.rules), view.players, temperature, weights)
+        self._keys = {id(decision): hash((context, decision)) for decision in decisions}
 
     def seat_log_likelihood(self, seat: int, hand: int) -> float:
         """Log-likelihood of ``seat``'s decisions if it holds ``hand`` now
@@ -155,7 +163,14 @@ class OpponentModel:
             return -math.inf
         total = 0.0
         for decision in self.by_seat.get(seat, ()):
-            total += self._decision_log_likelihood(decision, hand | decision.played_later)
+            then = hand | decision.played_later
+            key = (self._keys[id(decision)], then)  # ints only: invisible to the garbage collector
+            term = _TERMS.get(key)
+            if term is None:
+                if len(_TERMS) >= _TERMS_LIMIT:
+                    _TERMS.clear()
+                term = _TERMS[key] = self._decision_log_likelihood(decision, then)
+            total += term
         return total
 
     def _decision_log_likelihood(self, decision: Decision, hand: int) -> float:
@@ -173,32 +188,38 @@ class OpponentModel:
         ranked = rank_moves(situation, self.weights)
         if len(ranked) == 1:
             return 0.0
-        observed = _observed_score(situation, ranked, decision.action_mask, self.weights)
-        best = ranked[0][0]
+        scores = [score for score, _ in ranked]
+        observed, listed = _observed_score(situation, ranked, decision.action_mask, self.weights)
+        if not listed:
+            scores.append(observed)  # a play the ranking merged away still counts in the softmax
+        best = max(scores)
         temperature = self.temperature
-        total = sum(math.exp((score - best) / temperature) for score, _ in ranked)
+        total = sum(math.exp((score - best) / temperature) for score in scores)
         return math.log(max(math.exp((observed - best) / temperature) / total, FLOOR))
 
 
-def _observed_score(situation: Situation, ranked, mask: int, weights: Weights) -> float:
+def _observed_score(situation: Situation, ranked, mask: int, weights: Weights) -> tuple[float, bool]:
+    """The heuristic's score of the observed action, and whether ``ranked`` listed it."""
     for score, move in ranked:
         if (move is None and not mask) or (move is not None and move[1] == mask):
-            return score
+            return score, True
     scorer = _Scorer(situation, weights)
     if not mask:
-        return scorer.score(None)
+        return scorer.score(None), False
     for combo in situation.legal:
         if combo[1] == mask:
-            return scorer.score(combo)
-    return ranked[-1][0]
+            return scorer.score(combo), False
+    return ranked[-1][0], True
 
 
 class DealSampler:
     """A Metropolis–Hastings chain over the hidden cards.
 
-    ``owners`` maps each free unseen card to a seat (or -1: not dealt);
-    a step swaps two cards of different owners and is accepted with the
-    likelihood ratio.  Pinned cards never move.
+    ``hands`` maps each other seat (and ``SET_ASIDE`` = -1, the cards never
+    dealt) to the unseen cards it holds in the current deal.  A step picks two
+    free cards (pinned cards never move); if different seats hold them, it
+    proposes swapping them and accepts with the likelihood ratio, so counts
+    never change and the chain's deals follow the opponent model.
     """
 
     SET_ASIDE = -1
@@ -207,39 +228,29 @@ class DealSampler:
                  rng: random.Random) -> None:
         self.model = model
         self.rng = rng
-        self.hands = dict(hands)  # seat (or -1) -> mask, pinned cards included
-        self.free = free_cards
-        self.owner = {}
-        for seat, mask in hands.items():
-            for card in free_cards:
-                if mask >> card & 1:
-                    self.owner[card] = seat
+        self.hands = dict(hands)
+        self.owner = {card: seat for seat, mask in hands.items() for card in free_cards if mask >> card & 1}
         self.free = [card for card in free_cards if card in self.owner]
-        self.log_likelihood = sum(self._seat_term(seat) for seat in self.hands)
+        self.log_likelihood = sum(self._term(seat, mask) for seat, mask in self.hands.items())
         self.steps = 0
         self.accepted = 0
 
-    def _seat_term(self, seat: int) -> float:
-        if seat == self.SET_ASIDE:
-            return 0.0
-        return self.model.seat_log_likelihood(seat, self.hands[seat])
+    def _term(self, seat: int, hand: int) -> float:
+        return 0.0 if seat == self.SET_ASIDE else self.model.seat_log_likelihood(seat, hand)
 
     def step(self) -> None:
         if len(self.free) < 2:
             return
         rng = self.rng
-        first = rng.choice(self.free)
-        second = rng.choice(self.free)
+        first, second = rng.choice(self.free), rng.choice(self.free)
         a, b = self.owner[first], self.owner[second]
         self.steps += 1
         if a == b:
             return
         swap = (1 << first) | (1 << second)
         new_a, new_b = self.hands[a] ^ swap, self.hands[b] ^ swap
-        old = self._seat_term(a) + self._seat_term(b)
-        new = (0.0 if a == self.SET_ASIDE else self.model.seat_log_likelihood(a, new_a)) + (
-            0.0 if b == self.SET_ASIDE else self.model.seat_log_likelihood(b, new_b))
-        delta = new - old
+        delta = (self._term(a, new_a) + self._term(b, new_b)) - (
+            self._term(a, self.hands[a]) + self._term(b, self.hands[b]))
         if delta >= 0 or (delta > -math.inf and rng.random() < math.exp(delta)):
             self.hands[a], self.hands[b] = new_a, new_b
             self.owner[first], self.owner[second] = b, a

@@ -37,7 +37,7 @@ from tienlen.game import Action, Game
 if TYPE_CHECKING:
     from tienlen.game import SeatView
 
-__all__ = ["WorldBuilder", "sample_world", "hidden_counts", "plain_action", "DEALT", "SET_ASIDE"]
+__all__ = ["WorldBuilder", "sample_world", "hidden_counts", "plain_action", "apply_plain", "DEALT", "SET_ASIDE"]
 
 DEALT = 13
 """Cards dealt to each seat (a seat that left keeps 13 minus what it played)."""
@@ -65,7 +65,8 @@ def plain_action(action: Action) -> Action:
     return action
 
 
-def _apply_plain(game: Game, action: Action) -> None:
+def apply_plain(game: Game, action: Action) -> None:
+    """Replay one logged action on a sampled world (see :func:`plain_action`)."""
     game.apply(plain_action(action))
 
 
@@ -130,7 +131,7 @@ class WorldBuilder:
         try:
             if on_action is None:
                 for action in view.actions:
-                    _apply_plain(game, action)
+                    apply_plain(game, action)
             else:
                 on_action(game)
         except IllegalPlayError:
@@ -152,10 +153,12 @@ class WorldBuilder:
 
 
 def _same_public_state(game: Game, view: "SeatView") -> bool:
+    counts = game.card_counts()
     return (
         game.turn == view.turn
         and tuple(game.in_play(seat) for seat in range(view.players)) == view.in_play
         and game.top == view.top
+        and all(counts[seat] == view.counts[seat] for seat in range(view.players) if seat not in view.left)
     )
 
 
