@@ -11,6 +11,7 @@ through, and no write is ever based on a stale read.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +23,12 @@ from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 DEFAULT_URL = "sqlite+aiosqlite:///tienlen.db"
 
 SQLITE_BUSY_TIMEOUT_SECONDS = 30
+
+# Switching a fresh file to WAL needs an exclusive lock and SQLite does not
+# call the busy handler for it, so processes opening a new database together
+# can get "database is locked" at once; they retry for this long instead.
+_WAL_SWITCH_RETRY_SECONDS = 5.0
+_WAL_SWITCH_RETRY_PAUSE = 0.02
 
 # Execution option read by the "begin" hook: how a SQLite transaction begins.
 SQLITE_BEGIN_OPTION = "tienlen_sqlite_begin"
@@ -63,7 +70,7 @@ def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_SECONDS * 1000}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        _enable_wal(cursor)
         cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
         cursor.close()
 
@@ -73,3 +80,21 @@ def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
 
     event.listen(engine, "connect", on_connect)
     event.listen(engine, "begin", on_begin)
+
+
+def _enable_wal(cursor: Any) -> None:
+    """Put the database in WAL mode, retrying while another connection holds
+    the lock that the switch needs.
+
+    WAL is persistent, so the switch (and any wait) happens only when a new
+    file is first opened; the brief blocking pauses are confined to start-up.
+    """
+    deadline = time.monotonic() + _WAL_SWITCH_RETRY_SECONDS
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except Exception as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(_WAL_SWITCH_RETRY_PAUSE)
