@@ -2,7 +2,6 @@
 decomposition, card counting, determinization and the inference replay."""
 
 import random
-from itertools import combinations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,10 +11,11 @@ from tienlen import RULESETS, Game, IllegalPlayError
 from tienlen.ai import NormalPlayer, play_game
 from tienlen.ai.counting import pool_beats, survival_chance
 from tienlen.ai.decompose import combo_cost, plan
-from tienlen.ai.inference import legal_on_turn, record_decisions
+from tienlen.ai.inference import record_decisions
 from tienlen.ai.sampling import WorldBuilder, plain_action, sample_world
-from tienlen.cards import FULL_DECK, cards_of
+from tienlen.cards import FULL_DECK
 from tienlen.combos import all_combos, beating_combos, classify
+from tienlen.game import legal_plays_on_turn
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 masks = st.integers(min_value=1, max_value=FULL_DECK)
@@ -153,7 +153,7 @@ def test_recorded_decisions_rebuild_each_seats_hand_at_the_time(preset, seed, st
         rebuilt = game.hand_mask(action.seat) | decision.played_later
         assert rebuilt == hand
         engine = sorted(combo.mask for combo in before.legal_plays(action.seat))
-        assert sorted(combo.mask for combo in legal_on_turn(game.rules, hand, decision.top, decision.required)) == engine
+        assert sorted(combo.mask for combo in legal_plays_on_turn(game.rules, hand, decision.top, decision.required)) == engine
     assert next(by_action, None) is None
 
 

@@ -32,13 +32,12 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from tienlen.ai.normal import DEFAULT_WEIGHTS, Weights, _Scorer, rank_moves
 from tienlen.ai.situation import Situation
 from tienlen.cards import FULL_DECK
-from tienlen.combos import FOUR_OF_A_KIND, TWOS_MASK, Combo, all_combos, beating_combos
+from tienlen.combos import Combo
+from tienlen.game import legal_plays_on_turn
 from tienlen.instant import instant_win_kind
-from tienlen.rules import FinishOnTwo
 
 if TYPE_CHECKING:
     from tienlen.game import Action, Game, SeatView
-    from tienlen.rules import RuleSet
 
 __all__ = ["Decision", "record_decisions", "OpponentModel", "DealSampler", "DEFAULT_TEMPERATURE"]
 
@@ -111,21 +110,6 @@ def _played_from(actions: "Sequence[Action]") -> list[dict[int, int]]:
     return out
 
 
-def legal_on_turn(rules: "RuleSet", hand: int, top: Combo | None, required: int) -> list[Combo]:
-    """The plays a seat holding ``hand`` had on its turn; mirrors the on-turn
-    branch of :meth:`tienlen.game.Game.legal_plays`."""
-    if top is None:
-        plays = all_combos(hand, rules)
-        if required:
-            plays = [combo for combo in plays if combo[1] & required]
-    else:
-        plays = beating_combos(hand, top, rules)
-    if rules.finish_on_two is FinishOnTwo.FORBIDDEN:
-        plays = [combo for combo in plays
-                 if not (combo[1] == hand and (combo[1] & TWOS_MASK or combo[0] is FOUR_OF_A_KIND))]
-    return plays
-
-
 class OpponentModel:
     """Log-likelihood of the other seats' recorded decisions, per seat and hand."""
 
@@ -174,7 +158,7 @@ class OpponentModel:
         return total
 
     def _decision_log_likelihood(self, decision: Decision, hand: int) -> float:
-        legal = legal_on_turn(self.rules, hand, decision.top, decision.required)
+        legal = legal_plays_on_turn(self.rules, hand, decision.top, decision.required)
         if decision.action_mask and not any(combo[1] == decision.action_mask for combo in legal):
             return math.log(FLOOR)  # cannot happen in a consistent deal; stay robust
         if not legal or (len(legal) == 1 and decision.top is None):
