@@ -9,7 +9,7 @@ message is refreshed by the :class:`cogs.messenger.Messenger`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import discord
 from discord import app_commands
@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["TienLenCog"]
 
+T = TypeVar("T")
+
 RULE_CHOICES = [
     Choice(name=locale_str("Southern (mien-nam)", key="choice.mien-nam"), value="mien-nam"),
     Choice(name=locale_str("Iwin app rules (iwin)", key="choice.iwin"), value="iwin"),
@@ -48,6 +50,17 @@ LEVEL_CHOICES = [
 
 def _ls(text: str, key: str) -> locale_str:
     return locale_str(text, key=key)
+
+
+def _table_options(command: T) -> T:
+    """Descriptions and choices of the table settings that /tienlen create
+    and /tienlen config share (rules, bet, turn_seconds)."""
+    described = app_commands.describe(
+        rules=_ls("Rule set", "arg.rules"),
+        bet=_ls("Chips per bet unit", "arg.bet"),
+        turn_seconds=_ls("Seconds per turn (10–120)", "arg.turn_seconds"),
+    )(command)
+    return app_commands.choices(rules=RULE_CHOICES)(described)
 
 
 class TienLenCog(commands.Cog, name="TienLenCog"):
@@ -89,12 +102,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     # ------------------------------------------------------------- lobby
     @tienlen.command(name="create", description=_ls("Open a table in this channel", "cmd.create"))
-    @app_commands.describe(
-        rules=_ls("Rule set", "arg.rules"),
-        bet=_ls("Chips per bet unit", "arg.bet"),
-        turn_seconds=_ls("Seconds per turn (10–120)", "arg.turn_seconds"),
-    )
-    @app_commands.choices(rules=RULE_CHOICES)
+    @_table_options
     async def create(
         self,
         interaction: discord.Interaction,
@@ -225,9 +233,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         await reply(interaction, "\n".join(lines), ephemeral=False)
 
     @tienlen.command(name="config", description=_ls("Change rules, bet or turn time between games (host)", "cmd.config"))
-    @app_commands.describe(rules=_ls("Rule set", "arg.rules"), bet=_ls("Chips per bet unit", "arg.bet"),
-                           turn_seconds=_ls("Seconds per turn (10–120)", "arg.turn_seconds"))
-    @app_commands.choices(rules=RULE_CHOICES)
+    @_table_options
     async def config(
         self,
         interaction: discord.Interaction,
