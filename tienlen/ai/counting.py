@@ -45,7 +45,7 @@ from tienlen.rules import Bomb
 if TYPE_CHECKING:
     from tienlen.rules import RuleSet
 
-__all__ = ["pool_beats", "single_beat_share", "survival_chance", "make_combo", "rank_counts"]
+__all__ = ["pool_beats", "single_beat_share", "last_hand_beat_chance", "survival_chance", "make_combo", "rank_counts"]
 
 _RANK_BITS = sum(1 << (4 * rank) for rank in range(13))
 _NO_TWO_RANKS = sum(1 << (4 * rank) for rank in range(12))
@@ -229,6 +229,41 @@ def single_beat_share(pool: int, combo: Combo, rules: "RuleSet") -> float:
     if rules.follow_suit:
         candidates &= _SUIT_LINES[top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
     return (candidates >> (top + 1)).bit_count() / total
+
+
+def last_hand_beat_chance(pool: int, combo: Combo, rules: "RuleSet") -> float:
+    """Chance that an opponent whose whole hand has ``combo``'s size (cards
+    drawn at random from the pool) can beat ``combo`` with it and go out.
+
+    Singles: the share of beating cards.  Pairs: the share of the pool's
+    card pairs that are beating pairs.  Longer combos: a whole hand of 3+
+    cards is rarely one beating combination, so a small flat chance when the
+    pool can form a beat at all.
+
+    >>> from tienlen.rules import RULESETS
+    >>> from tienlen.combos import classify
+    >>> from tienlen.cards import as_mask
+    >>> south = RULESETS["mien-nam"]
+    >>> last_hand_beat_chance(as_mask("3S 4S KH KD"), classify("QS QH", south), south)
+    0.16666666666666666
+    """
+    kind, size = combo[0], combo[3]
+    if kind is SINGLE:
+        return single_beat_share(pool, combo, rules)
+    if not _same_kind_beats(pool, combo, rules):
+        return 0.0
+    if kind is PAIR:
+        total = pool.bit_count()
+        beating = 0
+        for rank in range(combo[2] >> 2, 13):
+            nibble_mask = pool & (0xF << (4 * rank))
+            cards = [1 << index for index in range(4 * rank, 4 * rank + 4) if nibble_mask >> index & 1]
+            for group in combinations(cards, 2):
+                candidate = make_combo(PAIR, sum(group))
+                if _valid_group(candidate, rules) and rules.can_beat(candidate, combo):
+                    beating += 1
+        return beating / (total * (total - 1) / 2)
+    return 0.1
 
 
 # ------------------------------------------------------------- probabilities

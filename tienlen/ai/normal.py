@@ -26,10 +26,10 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from tienlen.ai.counting import pool_beats, single_beat_share, survival_chance
+from tienlen.ai.counting import last_hand_beat_chance, pool_beats, survival_chance
 from tienlen.ai.decompose import plan, plan_cost
 from tienlen.ai.situation import Situation
-from tienlen.combos import CONSECUTIVE_PAIRS, FOUR_OF_A_KIND, SINGLE, STRAIGHT, TWOS_MASK, Combo
+from tienlen.combos import CONSECUTIVE_PAIRS, FOUR_OF_A_KIND, STRAIGHT, TWOS_MASK, Combo
 from tienlen.holdings import held_value
 from tienlen.rules import CongRule, FinishOnTwo, LeftoverRule
 
@@ -52,7 +52,7 @@ class Weights:
     (``bench/bench_ai.py``), checked on deals not used for tuning.
     """
 
-    pass_base: float = 0.3
+    pass_base: float = 0.4
     """Value of passing when nothing presses: a play must gain more than this."""
     two_spend: float = 0.5
     """Cost of spending a 2 (per 2) while the game is not yet won."""
@@ -80,6 +80,9 @@ class Weights:
     """Cost of dropping out of a round that will run long (low top, many still in)."""
     lead_size: float = 0.3
     """Bonus per extra card in a lead (many cards per lead, fewer leads needed)."""
+    last_card_lead: float = 0.8
+    """Cost of passing when another opponent is on one card: the next lead
+    (often a low single) gives them an easy way out."""
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -219,12 +222,11 @@ class _Scorer:
         return sum(1 for combo in combos if not self.is_boss(combo))
 
     def beat_chance(self, combo: Combo) -> float:
-        """Rough chance that a given opponent holds a same-kind beat of ``combo``."""
+        """Chance that an opponent whose whole hand is ``combo``'s size beats it
+        with that hand (bombs on 2s are ignored)."""
         if self.is_boss(combo):
             return 0.0
-        if combo[0] is SINGLE:
-            return single_beat_share(self.situation.unseen, combo, self.rules)
-        return 0.6
+        return last_hand_beat_chance(self.situation.unseen, combo, self.rules)
 
     def finish_penalised(self, combo: Combo) -> bool:
         """Going out with this play would be thối (a 2 or a four in mien-bac)."""
@@ -334,6 +336,9 @@ class _Scorer:
             if owner_count <= len(weights.owner_lead_danger):
                 score -= weights.owner_lead_danger[owner_count - 1]
         if top is not None:
+            score -= weights.last_card_lead * sum(
+                1 for other in situation.opponents() if other != owner and situation.counts[other] == 1
+            )
             score -= weights.danger * self._danger_on(top, self.still_in_round)
             score -= weights.round_stay * len(self.still_in_round) * max(0, 11 - (top[2] >> 2)) / 11
         return score - self._cong_risk()
