@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
 from tienlen.game import SeatView
@@ -27,6 +28,13 @@ def decide_inline(view: SeatView, level: str, seed: int, budget_ms: int) -> int 
 
 
 class AiRunner:
+    """Decides AI moves without blocking the event loop.
+
+    ``workers`` processes serve ``hard`` (0: the loop's thread pool, for
+    tests); a ``hard`` decision that cannot get a worker within its budget is
+    taken at ``normal`` level instead.
+    """
+
     def __init__(self, *, workers: int = 1, budget_ms: int = 300) -> None:
         self.workers = workers
         self.budget_ms = budget_ms
@@ -51,7 +59,10 @@ class AiRunner:
         if self.workers <= 0:
             return None  # the loop's default thread pool
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            # Not "fork": the bot process has threads (aiosqlite, Pillow's
+            # worker) whose locks a forked child could inherit held.
+            context = multiprocessing.get_context("forkserver")
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
         return self._pool
 
     def close(self) -> None:
