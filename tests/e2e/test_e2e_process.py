@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import db
+from tests.e2e.driver import TableDriver
 from tests.e2e.process import REPO, BotProcess
 from tests.e2e.test_e2e_full_game import open_table
 from tests.e2e.test_e2e_restart import _play_some
@@ -72,3 +73,33 @@ async def test_an_invalid_token_is_one_clear_line(tmp_path):
     assert process.returncode == 2
     lines = stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "refused DISCORD_TOKEN" in lines[0]
+
+
+async def test_a_hard_ai_seat_thinks_in_a_worker_process_of_the_real_bot(fake_discord, tmp_path):
+    fake = fake_discord
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+    bot = await BotProcess(fake, url, AI_WORKERS="1", AI_BUDGET_MS="30", TIENLEN_TEST_SEED="3").start()
+    try:
+        host, guest = fake.users[:2]
+        created = await fake.slash(host, "tienlen create", rules="mien-nam", bet=10)
+        await fake.slash(guest, "tienlen join")
+        await fake.slash(host, "tienlen addbot", level="hard")
+        driver = TableDriver(fake, created.message, "mien-nam", players=[host, guest])
+        await fake.click(host, driver.table, driver.custom_id("start"))
+        await driver.play_to_the_end()
+        await fake.wait_for(lambda: driver.phase() == "between", timeout=30)
+        assert bot.process is not None and bot.process.returncode is None
+    finally:
+        await bot.stop()
+    database = db.Database.from_url(url)
+    try:
+        games = await db.recent_games(database, fake.guild.id, fake.channel.id, limit=1)
+        stored = await db.load_game(database, games[0].game_id)
+        record = dict(stored.record)
+        record["actions"] = list(stored.actions)
+        replay = Game.from_json(record)
+        ai_seat = 2  # host, guest, then the AI
+        assert replay.finished
+        assert any(action.seat == ai_seat and action.kind == "play" for action in replay.actions)
+    finally:
+        await database.dispose()
