@@ -247,7 +247,7 @@ def last_hand_beat_chance(pool: int, combo: Combo, rules: "RuleSet") -> float:
     >>> last_hand_beat_chance(as_mask("3S 4S KH KD"), classify("QS QH", south), south)
     0.16666666666666666
     """
-    kind, size = combo[0], combo[3]
+    kind = combo[0]
     if kind is SINGLE:
         return single_beat_share(pool, combo, rules)
     if not _same_kind_beats(pool, combo, rules):
