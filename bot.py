@@ -37,8 +37,9 @@ TOKEN_HELP = (
 _OUR_COMPONENTS = tuple(re.compile(template) for template in (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE))
 
 
-class TienLenBot(commands.Bot):
-    """The bot: one process, many tables; no privileged intents."""
+class TienLenBot(commands.AutoShardedBot):
+    """The bot: one process, many tables, as many gateway shards as Discord
+    recommends (one until about 2,500 servers); no privileged intents."""
 
     def __init__(self, settings: Settings, *, sync_globally: bool = False, **options) -> None:
         intents = discord.Intents.none()

@@ -27,8 +27,8 @@ def settings(tmp_path, fake_discord):
 def make_bot(settings):
     from bot import TienLenBot
 
-    def make(*, sync_globally: bool = False, **changes):
+    def make(*, sync_globally: bool = False, shard_count: int | None = None, **changes):
         return TienLenBot(dataclasses.replace(settings, **changes), sync_globally=sync_globally,
-                          guild_ready_timeout=0.05)
+                          guild_ready_timeout=0.05, shard_count=shard_count)
 
     return make
