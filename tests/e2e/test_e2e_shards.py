@@ -15,6 +15,11 @@ async def test_a_game_played_by_dm_buttons_while_the_guild_is_on_another_shard(f
     fake = fake_discord
     shards = _shard_count_away_from_zero(fake.guild.id)
     bot = make_bot(shard_count=shards)
+
+    async def identify_at_once(shard_id, *, initial=False):
+        """discord.py waits 5 s between shard IDENTIFYs (Discord's limit); the fake has none."""
+
+    bot.before_identify_hook = identify_at_once
     await start_bot(bot)
     sessions = list(fake.gateway.sessions.values())
     assert sorted(session.shard for session in sessions) == [(index, shards) for index in range(shards)]
