@@ -21,13 +21,11 @@ def events_of(table: Table, outcome: Outcome) -> list[Event]:
     seat = outcome.action.seat
     name = seats[seat].name
     events: list[Event] = []
-    kind = outcome.action.kind
-    if kind == "leave":
-        pass
-    elif outcome.combo is not None:
-        events.append(Event("played", seat=seat, name=name, combo=outcome.combo))
-    else:
-        events.append(Event("passed", seat=seat, name=name))
+    if outcome.action.kind != "leave":  # leaving is announced by the table itself
+        if outcome.combo is not None:
+            events.append(Event("played", seat=seat, name=name, combo=outcome.combo))
+        else:
+            events.append(Event("passed", seat=seat, name=name))
     if outcome.chop is not None:
         chop = outcome.chop
         events.append(Event("chop", seat=chop.chopper, name=seats[chop.chopper].name,
@@ -46,6 +44,8 @@ def events_of(table: Table, outcome: Outcome) -> list[Event]:
 
 
 def summary_of(table: Table, game: Game, settlement: Any) -> GameSummary:
+    """The public end-of-game summary: places, payments, chips and balances
+    (``settlement`` is the database's result), and everyone's last cards."""
     seats = table.game_seats
     lines = settlement.lines
     chips = tuple(
@@ -68,6 +68,7 @@ def summary_of(table: Table, game: Game, settlement: Any) -> GameSummary:
 
 
 def outcome_json(game: Game, settlement: Any) -> dict[str, Any]:
+    """The outcome stored with the game record (seat numbers, bet units, chips)."""
     return {
         "places": game.places,
         "settlement": {str(seat): units for seat, units in game.settlement().items()},

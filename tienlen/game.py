@@ -428,9 +428,6 @@ class Game:
         """Whether ``seat`` (not on turn) holds a chop it may play right now."""
         return seat != self._turn and bool(self.legal_plays(seat))
 
-    def _forbidden_finish(self, hand: int, combo: Combo) -> bool:
-        return _finishes_on_two(hand, combo)
-
     # ---------------------------------------------------------------- actions
     def play(self, seat: int, cards: "Combo | Sequence[Card] | str | int") -> Outcome:
         """Play ``cards`` from ``seat``'s hand; raises :class:`IllegalPlayError`.
@@ -445,7 +442,7 @@ class Game:
             self._check_out_of_turn(seat, combo)
         else:
             self._check_on_turn(combo)
-        if self.rules.finish_on_two is FinishOnTwo.FORBIDDEN and self._forbidden_finish(self._hands[seat], combo):
+        if self.rules.finish_on_two is FinishOnTwo.FORBIDDEN and _finishes_on_two(self._hands[seat], combo):
             raise IllegalPlayError(
                 "you cannot go out with a 2 or a four of a kind", code="finish_on_two"
             )
@@ -578,7 +575,7 @@ class Game:
         penalty = False
         frozen: tuple[int, ...] = ()
         if hand == 0:
-            penalty = self.rules.finish_on_two is FinishOnTwo.PENALTY and self._forbidden_finish(combo[1], combo)
+            penalty = self.rules.finish_on_two is FinishOnTwo.PENALTY and _finishes_on_two(combo[1], combo)
             if penalty:
                 self._penalised.append(seat)
                 self._eliminate(seat)

@@ -13,29 +13,12 @@ chop) and only ever returns one of ``view.legal_plays``:
 :func:`decide` is the entry point for worker processes: a module-level
 function of picklable arguments that returns a card mask (or None).
 
-How the bot should call it (never on the event loop for ``hard``)::
-
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    slots = asyncio.Semaphore(2)            # at most this many hard decisions queued
-    view = game.view(seat)                  # under the table's lock
-    if level == "hard" and not slots.locked():
-        async with slots:
-            future = loop.run_in_executor(pool, decide, view, "hard", seed, 300)
-            try:
-                mask = await asyncio.wait_for(future, timeout=0.3 + 1.0)
-            except asyncio.TimeoutError:
-                mask = decide(view, "normal", seed)      # < 5 ms, in process
-    else:
-        mask = decide(view, "normal" if level == "hard" else level, seed)
-    game.play(seat, mask) if mask is not None else game.pass_turn(seat)
-
-``easy`` and ``normal`` answer in well under 5 ms and may run in the bot's
-process (AFK take-over uses ``normal``).  After every accepted action, offer
-AI seats that are *not* on turn their out-of-turn chops: when
-``game.legal_plays(seat)`` is non-empty off turn, ``decide`` returns the chop
-to play or None to let it go (see :func:`tienlen.ai.arena.offer_out_of_turn`).
-Pass a seed derived from the game and action number so a replay of the log
-reproduces the AI's choices (``hard`` also depends on the wall clock).
+The bot calls it through :class:`runtime.ai.AiRunner`: ``easy`` and
+``normal`` answer in well under 5 ms in the bot's process (AFK take-over
+uses ``normal``); ``hard`` runs in a bounded process pool and falls back to
+``normal`` when no worker is free within its budget.  Out of turn,
+``decide`` returns the 4-đôi-thông chop to play or None to let it go (see
+:func:`tienlen.ai.arena.offer_out_of_turn`).
 
 :func:`lowest` is the original baseline over a whole :class:`~tienlen.game.Game`.
 
