@@ -105,7 +105,8 @@ def plan_cost(hand: int, rules: "RuleSet") -> float:
 # past its limit is simply cleared.
 _MEMO_LIMIT = 200_000
 _KINDS = (SINGLE, PAIR, TRIPLE, FOUR_OF_A_KIND, STRAIGHT, CONSECUTIVE_PAIRS)
-_KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
+_STRAIGHT_CODE = _KINDS.index(STRAIGHT)  # codes below it are same-rank groups
+_PAIRS_RUN_CODE = _KINDS.index(CONSECUTIVE_PAIRS)
 
 
 def _remember(table: dict, key: int, value):
@@ -147,7 +148,7 @@ def _best_by_counts(key: int, pairs_runs: bool) -> tuple[float, tuple[int, ...]]
         kind = _KINDS[size - 1]
         best = _better(best, size - 1, low, 1, combo_cost(kind, low, size), key - size * unit, pairs_runs)
     # Runs starting at the lowest rank (never reaching the 2s).
-    for per_rank, code, allowed in ((1, 4, True), (2, 5, pairs_runs)):
+    for per_rank, code, allowed in ((1, _STRAIGHT_CODE, True), (2, _PAIRS_RUN_CODE, pairs_runs)):
         if not allowed or count < per_rank:
             continue
         rest = key
@@ -185,12 +186,12 @@ def _assign_suits(hand: int, parts: tuple[int, ...]) -> tuple[Combo, ...]:
     """
     free = hand
     combos = []
-    for part in sorted(parts, key=lambda part: (part & 7) >= 4):  # groups first
+    for part in sorted(parts, key=lambda part: (part & 7) >= _STRAIGHT_CODE):  # groups first
         code, low, length = part & 7, (part >> 3) & 15, part >> 7
-        if code < 4:
+        if code < _STRAIGHT_CODE:
             mask = _take(free, low, code + 1, highest=True)
         else:
-            per_rank = 1 if code == 4 else 2
+            per_rank = 1 if code == _STRAIGHT_CODE else 2
             mask = 0
             for rank in range(low, low + length):
                 mask |= _take(free, rank, per_rank, highest=False)
