@@ -17,7 +17,7 @@ from db.accounts import (
 )
 from db.connect import DEFAULT_URL
 from db.daily import claim_daily
-from db.database import Database
+from db.database import Database, Fence
 from db.errors import (
     ActionConflict,
     DailyAlreadyClaimed,
@@ -30,6 +30,7 @@ from db.errors import (
     InvalidGame,
     InvalidTimezone,
     SchemaError,
+    StaleEpoch,
     UnknownAccount,
 )
 from db.games import (
@@ -79,6 +80,7 @@ __all__ = [
     "DailyAlreadyClaimed",
     "DailyClaim",
     "Database",
+    "Fence",
     "DbError",
     "GameClosed",
     "GameNotFound",
@@ -97,6 +99,7 @@ __all__ = [
     "PlayerStats",
     "Reason",
     "SchemaError",
+    "StaleEpoch",
     "SeatPayment",
     "SeatResult",
     "SeatSummary",

@@ -11,11 +11,35 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
+from dataclasses import dataclass
+
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for
+from db.errors import StaleEpoch
 from db.migrate import upgrade_to_head
+
+
+@dataclass(frozen=True)
+class Fence:
+    """The cluster slot this process holds and the epoch of its claim.
+
+    While a Database has a fence, every write transaction first checks that
+    the slot's stored epoch is still this one (and share-locks the row, so a
+    new claim waits for writes in flight): a process that lost its slot can
+    never write over the new owner.
+    """
+
+    slot: int
+    epoch: int
+
+
+_FENCE_CHECK = {
+    "postgresql": text("SELECT epoch FROM cluster_slots WHERE slot = :slot FOR SHARE"),
+    "sqlite": text("SELECT epoch FROM cluster_slots WHERE slot = :slot"),
+}
 
 
 class Database:
@@ -37,6 +61,7 @@ class Database:
         self._connect_args = dict(connect_args or {})
         self.engine = create_engine_for(url, connect_args=connect_args, echo=echo)
         write_engine = self.engine.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
+        self._write_engine = write_engine
         self._write_sessions = async_sessionmaker(write_engine, expire_on_commit=False)
         self._read_sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # SQLite admits one writer at a time anyway.  Queueing this process's
@@ -45,6 +70,8 @@ class Database:
         self._writers_turn: AbstractAsyncContextManager[Any] = (
             asyncio.Lock() if self.dialect == "sqlite" else nullcontext()
         )
+        self.fence: Fence | None = None
+        """Set by the cluster member once it holds a slot (None: no cluster)."""
 
     @classmethod
     def from_url(
@@ -77,7 +104,22 @@ class Database:
         would wait for the outer one forever.
         """
         async with self._writers_turn, self._write_sessions.begin() as session:
+            if self.fence is not None:
+                await self._check_fence(await session.connection(), self.fence)
             yield session
+
+    @asynccontextmanager
+    async def write_connection(self) -> AsyncIterator[AsyncConnection]:
+        """Like :meth:`write`, but a Core connection (no ORM session) for hot paths."""
+        async with self._writers_turn, self._write_engine.begin() as connection:
+            if self.fence is not None:
+                await self._check_fence(connection, self.fence)
+            yield connection
+
+    async def _check_fence(self, connection: AsyncConnection, fence: Fence) -> None:
+        current = await connection.scalar(_FENCE_CHECK[self.dialect], {"slot": fence.slot})
+        if current != fence.epoch:
+            raise StaleEpoch(fence.slot, fence.epoch, current)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

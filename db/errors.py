@@ -82,3 +82,14 @@ class SchemaError(DbError):
 
     The message is one line, meant to be shown to the bot's operator as is.
     """
+
+
+class StaleEpoch(DbError):
+    """This process no longer holds its cluster slot: another process claimed it
+    (bumping the epoch) and owns its tables now, so the write was refused."""
+
+    def __init__(self, slot: int, epoch: int, current: int | None) -> None:
+        super().__init__(f"cluster slot {slot}: epoch {epoch} is stale (now {current})")
+        self.slot = slot
+        self.epoch = epoch
+        self.current = current

@@ -170,3 +170,30 @@ class GuildSettingsRow(Base):
         String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
     )
     locale: Mapped[str | None] = mapped_column(String(16))
+
+
+class ClusterSlotRow(Base):
+    """One row per cluster slot: who holds it and the epoch that fences writes.
+
+    The advisory lock says who holds a slot *now*; the epoch, bumped at every
+    claim, lets a write tell whether its process still does (see db.cluster).
+    """
+
+    __tablename__ = "cluster_slots"
+
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    epoch: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
+    holder: Mapped[str | None] = mapped_column(String(200))
+    shard_count: Mapped[int | None] = mapped_column(Integer)
+    claimed_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+
+
+class ForwardedInteractionRow(Base):
+    """An interaction forwarded to another slot that is too large for NOTIFY's
+    8,000-byte payload: the notification carries only this row's id."""
+
+    __tablename__ = "forwarded_interactions"
+
+    id: Mapped[int] = mapped_column(AutoIncrementId, primary_key=True)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime, default=utcnow)

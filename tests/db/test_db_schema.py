@@ -20,6 +20,8 @@ from db.models import Base
 from tests.db.dbtest_support import Backend
 
 EXPECTED_TABLES = {
+    "cluster_slots",
+    "forwarded_interactions",
     "accounts",
     "ledger",
     "games",
