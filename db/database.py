@@ -92,6 +92,11 @@ class Database:
         return self._url
 
     @property
+    def connect_args(self) -> dict[str, Any]:
+        """The driver arguments every connection is opened with."""
+        return dict(self._connect_args)
+
+    @property
     def dialect(self) -> str:
         """``"sqlite"`` or ``"postgresql"``."""
         return self.engine.dialect.name

@@ -1,0 +1,126 @@
+"""Cluster slots on PostgreSQL: one holder per slot, epochs that fence stale
+writers, losing a slot when the session dies, and forwarding by NOTIFY."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import asyncpg
+import pytest
+
+import db as dblayer
+from db import Database, Fence, StaleEpoch
+from db.cluster import NOTIFY_LIMIT, LostSlot, SlotLease, forward, slot_holders, take_forwarded
+from tests.db.dbtest_support import CHANNEL, GUILD
+
+
+@pytest.fixture
+def pg(backend, db: Database) -> Database:
+    if backend.name != "postgresql":
+        pytest.skip("cluster slots need PostgreSQL")
+    return db
+
+
+async def _claim(database: Database, slot: int = 0, holder: str = "test") -> SlotLease | None:
+    return await SlotLease.try_claim(database, slot=slot, holder=holder, shard_count=2)
+
+
+async def test_a_slot_has_one_holder_and_each_claim_bumps_the_epoch(pg: Database) -> None:
+    first = await _claim(pg, holder="first")
+    assert first is not None and first.fence == Fence(0, 1)
+    assert await _claim(pg, holder="second") is None  # held: a standby must wait
+    other_slot = await _claim(pg, slot=1)
+    assert other_slot is not None and other_slot.fence == Fence(1, 1)
+    await first.release()
+    again = await _claim(pg, holder="third")
+    assert again is not None and again.fence == Fence(0, 2)
+    assert (await slot_holders(pg))[0] == (2, "third")
+    await again.release()
+    await other_slot.release()
+
+
+async def test_a_write_with_a_stale_epoch_is_refused(pg: Database, backend) -> None:
+    old = await _claim(pg)
+    assert old is not None
+    pg.fence = old.fence
+    await dblayer.save_table(pg, CHANNEL, GUILD, {"v": 1})  # the holder writes
+
+    await old.release()  # the old holder lost its session (paused, partitioned)...
+    newcomer = backend.open()
+    lease = await _claim(newcomer)  # ...and a standby took the slot
+    assert lease is not None and lease.epoch == 2
+    newcomer.fence = lease.fence
+
+    with pytest.raises(StaleEpoch):
+        await dblayer.save_table(pg, CHANNEL, GUILD, {"v": "stale"})
+    with pytest.raises(StaleEpoch):
+        await dblayer.get_or_create_account(pg, GUILD, 5, starting_chips=100)
+    await dblayer.save_table(newcomer, CHANNEL, GUILD, {"v": 2})
+    [stored] = await dblayer.load_tables(pg)
+    assert stored.state == {"v": 2}
+    await lease.release()
+    await newcomer.dispose()
+
+
+async def test_a_claim_waits_for_a_fenced_write_in_flight(pg: Database, backend) -> None:
+    """The epoch check share-locks the slot row: a new claim cannot slip in
+    between the check and the commit of the old holder's write."""
+    old = await _claim(pg)
+    assert old is not None
+    pg.fence = old.fence
+    await old.release()
+    newcomer = backend.open()
+    async with pg.write():  # the old holder is mid-write when the standby claims
+        claim = asyncio.create_task(_claim(newcomer))
+        await asyncio.sleep(0.3)
+        assert not claim.done()
+    lease = await claim
+    assert lease is not None and lease.epoch == 2
+    await lease.release()
+    await newcomer.dispose()
+
+
+async def test_the_holder_learns_it_lost_its_session(pg: Database) -> None:
+    lease = await _claim(pg)
+    assert lease is not None
+    lost = asyncio.Event()
+    lease.on_termination(lost.set)
+    await lease.heartbeat()
+    admin = await asyncpg.connect("postgresql://postgres@127.0.0.1:5432/test")
+    try:
+        await admin.execute("SELECT pg_terminate_backend($1)", lease.backend_pid)
+    finally:
+        await admin.close()
+    with pytest.raises(LostSlot):
+        await lease.heartbeat()
+    await asyncio.wait_for(lost.wait(), 5)
+    # The lock went with the session: the slot is free again.
+    again = await _claim(pg)
+    assert again is not None and again.epoch == 2
+    await again.release()
+
+
+async def test_forwarded_interactions_reach_the_slot_holder_small_and_large(pg: Database) -> None:
+    lease = await _claim(pg, slot=1)
+    assert lease is not None
+    received: asyncio.Queue[str] = asyncio.Queue()
+    acks: asyncio.Queue[str] = asyncio.Queue()
+    await lease.listen(received.put_nowait, acks.put_nowait)
+
+    await forward(pg, lease.namespace, 1, {"id": "1", "data": {"custom_id": "tl:h:pass:1:2"}})
+    small = json.loads(await asyncio.wait_for(received.get(), 5))
+    assert small["data"]["custom_id"] == "tl:h:pass:1:2"
+
+    big = {"id": "2", "blob": "x" * (NOTIFY_LIMIT + 100)}
+    await forward(pg, lease.namespace, 1, big)
+    pointer = json.loads(await asyncio.wait_for(received.get(), 5))
+    assert set(pointer) == {"row"}
+    assert await take_forwarded(pg, pointer["row"]) == big
+    assert await take_forwarded(pg, pointer["row"]) is None  # taken once
+
+    from db.cluster import acknowledge
+
+    await acknowledge(pg, lease.namespace, "1")
+    assert await asyncio.wait_for(acks.get(), 5) == "1"
+    await lease.release()
