@@ -22,8 +22,21 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping
 
+from tienlen.values import (
+    BOMB_CODES,
+    PAIR,
+    SINGLE,
+    STRAIGHT,
+    TARGET_CODES,
+    TRIPLE,
+    Bomb,
+    ChopTarget,
+    bomb_code,
+    target_code,
+)
+
 if TYPE_CHECKING:
-    from tienlen.combos import Combo
+    from tienlen.values import Combo
 
 __all__ = [
     "Bomb",
@@ -37,26 +50,8 @@ __all__ = [
     "RuleSet",
     "RULESETS",
     "DEFAULT_RULESET",
+    "deal_order",
 ]
-
-
-class Bomb(str, Enum):
-    """Combinations that chop (hàng)."""
-
-    THREE_PAIRS = "3-consecutive-pairs"  # 3 đôi thông
-    FOUR_OF_A_KIND = "four-of-a-kind"  # tứ quý
-    FOUR_PAIRS = "4-consecutive-pairs"  # 4 đôi thông (or longer)
-
-
-class ChopTarget(str, Enum):
-    """What a bomb may land on (the left column of RULES.md §2)."""
-
-    SINGLE_TWO = "single-two"
-    PAIR_OF_TWOS = "pair-of-twos"
-    THREE_TWOS = "three-twos"
-    THREE_PAIRS = "3-consecutive-pairs"
-    FOUR_OF_A_KIND = "four-of-a-kind"
-    FOUR_PAIRS = "4-consecutive-pairs"
 
 
 class InstantWinKind(str, Enum):
@@ -226,6 +221,13 @@ class RuleSet:
         for players in range(self.min_players, self.max_players + 1):
             if players not in defined:
                 raise ValueError(f"no place money for {players} players")
+        # Derived, not a field: bit ``4 * target code + bomb code`` is set when that
+        # bomb may chop that target (codes of tienlen.values), so a chop check is a shift.
+        chop_bits = 0
+        for target, bomb in self.chops:
+            chop_bits |= 1 << (4 * TARGET_CODES[ChopTarget(target)] + BOMB_CODES[Bomb(bomb)])
+        object.__setattr__(self, "_chop_bits", chop_bits)
+        object.__setattr__(self, "_forbid_finish_on_two", FinishOnTwo(self.finish_on_two) is FinishOnTwo.FORBIDDEN)
 
     # ------------------------------------------------------------------ beating
     def can_beat(self, play: "Combo", top: "Combo") -> bool:
@@ -242,34 +244,30 @@ class RuleSet:
         if play[0] is top[0] and play[3] == top[3]:
             if play[2] <= top[2]:
                 return False
-            if self.follow_suit and not _follows_suit(self, play, top):
-                return False
-            return True
-        target = top.chop_target
-        bomb = play.bomb
-        if target is None or bomb is None or (target, bomb) not in self.chops:
+            return not self.follow_suit or _follows_suit(self, play, top)
+        if not self._chop_bits >> (4 * target_code(top) + bomb_code(play)) & 1:
             return False
         # A longer run of pairs beats a shorter one, never the other way round.
-        return play.kind is not top.kind or play.size > top.size
+        return play[0] is not top[0] or play[3] > top[3]
 
     def is_chop(self, play: "Combo", top: "Combo") -> bool:
         """Whether ``play`` on ``top`` is a chop (a bomb landing on a 2 or a bomb,
-        as listed in :attr:`chops`); a chop pays chop money."""
-        bomb, target = play.bomb, top.chop_target
-        return bomb is not None and target is not None and (target, bomb) in self.chops
+        as listed in :attr:`chops`); a chop pays chop money.
+
+        >>> from tienlen.combos import classify
+        >>> south = RULESETS["mien-nam"]
+        >>> south.is_chop(classify("9S 9C 9D 9H", south), classify("2H", south))
+        True
+        """
+        return bool(self._chop_bits >> (4 * target_code(top) + bomb_code(play)) & 1)
 
     def chop_value(self, combo: "Combo") -> int:
         """Chop money of a played 2, 2s or bomb, in bet units (0 for anything else)."""
-        from tienlen.combos import ComboKind
-
-        if combo.bomb is Bomb.THREE_PAIRS:
-            return self.three_pairs_value
-        if combo.bomb is Bomb.FOUR_OF_A_KIND:
-            return self.four_of_a_kind_value
-        if combo.bomb is Bomb.FOUR_PAIRS:
-            return self.four_pairs_value
-        if combo.kind in (ComboKind.SINGLE, ComboKind.PAIR, ComboKind.TRIPLE) and combo.top >= 48:
-            return sum(self.two_value(index) for index in range(48, 52) if combo.mask >> index & 1)
+        code = bomb_code(combo)
+        if code:
+            return (0, self.three_pairs_value, self.four_of_a_kind_value, self.four_pairs_value)[code]
+        if combo[2] >= 48 and (combo[0] is SINGLE or combo[0] is PAIR or combo[0] is TRIPLE):
+            return sum(self.two_value(index) for index in range(48, 52) if combo[1] >> index & 1)
         return 0
 
     def two_value(self, index: int) -> int:
@@ -335,24 +333,26 @@ class RuleSet:
 
 def _follows_suit(rules: RuleSet, play: "Combo", top: "Combo") -> bool:
     """Northern suit-following for two combos of the same kind and size."""
-    from tienlen.combos import ComboKind
-
-    kind = play.kind
-    is_two = play.top >= 48
-    if kind is ComboKind.SINGLE:
-        return (play.top & 3) == (top.top & 3) or (is_two and rules.twos_beat_any_suit)
-    if kind is ComboKind.PAIR:
-        return _colour(play) == _colour(top) or (is_two and rules.twos_beat_any_suit)
-    if kind is ComboKind.TRIPLE:
-        return (play.mask >> (play.top & ~3)) == (top.mask >> (top.top & ~3))
-    if kind is ComboKind.STRAIGHT:
-        return (play.top & 3) == (top.top & 3)
+    kind = play[0]
+    if kind is SINGLE:
+        return (play[2] & 3) == (top[2] & 3) or (play[2] >= 48 and rules.twos_beat_any_suit)
+    if kind is PAIR:  # same colour: ♠♣ (suits 0, 1) or ♦♥ (2, 3)
+        return (play[2] & 2) == (top[2] & 2) or (play[2] >= 48 and rules.twos_beat_any_suit)
+    if kind is TRIPLE:
+        return (play[1] >> (play[2] & ~3)) == (top[1] >> (top[2] & ~3))
+    if kind is STRAIGHT:
+        return (play[2] & 3) == (top[2] & 3)
     return True
 
 
-def _colour(pair: "Combo") -> int:
-    """0 for a black pair (♠♣), 1 for a red pair (♦♥)."""
-    return (pair.top & 3) >> 1
+def deal_order(rules: RuleSet, players: int) -> list[int]:
+    """Seats in dealing order: the seat after the dealer first, the dealer last.
+
+    >>> deal_order(RULESETS["mien-nam"], 4)
+    [1, 2, 3, 0]
+    """
+    dealer = rules.dealer_seat % players
+    return [(dealer + step) % players for step in range(1, players + 1)]
 
 
 def _to_json(value: Any) -> Any:
