@@ -22,7 +22,8 @@ from discord.ext import commands
 
 import db
 from cogs.chips_cog import ChipsCog
-from cogs.cluster_routing import InteractionRouter, rest_trace
+from cogs.cluster_routing import InteractionRouter
+from cogs.rest_budget import ChannelBudget, rest_trace
 from cogs.components import DYNAMIC_ITEMS, HAND_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
 from cogs.messenger import Messenger
 from cogs.replies import fail, lang_of, reply
@@ -55,7 +56,8 @@ class TienLenBot(commands.AutoShardedBot):
         intents.guilds = True
         self.metrics = Metrics()
         self.router: InteractionRouter | None = None
-        options.setdefault("http_trace", rest_trace(self.metrics, lambda: self.router))
+        self.budget = ChannelBudget()
+        options.setdefault("http_trace", rest_trace(self.metrics, self.budget, self._first_answer))
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options)
         self.settings = settings
         self.sync_globally = sync_globally
@@ -63,7 +65,7 @@ class TienLenBot(commands.AutoShardedBot):
         self.manager: TableManager | None = None
         self.cluster: ClusterMember | None = None
         self.lost_slot = False
-        self.messenger = Messenger(self, edit_interval=settings.table_edit_interval)
+        self.messenger = Messenger(self, edit_interval=settings.table_edit_interval, budget=self.budget)
 
     async def setup_hook(self) -> None:
         self._watch()
@@ -108,6 +110,9 @@ class TienLenBot(commands.AutoShardedBot):
         self.metrics.slot.set(self.cluster.slot)
         if self.cluster.took_over:
             self.metrics.takeovers.inc()
+
+    def _first_answer(self, interaction_id: str) -> float | None:
+        return self.router.answered(interaction_id) if self.router is not None else None
 
     def _slot_lost(self) -> None:
         """Another process may own our tables now: stop at once, write nothing."""

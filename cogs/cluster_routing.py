@@ -11,7 +11,7 @@ forwarder answers, ephemerally and in the user's language, that the table
 is moving.
 
 The router also notes when each interaction arrived, so that the REST trace
-(:func:`rest_trace`) can time the first answer for the metrics.
+(:func:`cogs.rest_budget.rest_trace`) can time the first answer for the metrics.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable
 
-import aiohttp
 import discord
 
 import db
@@ -37,11 +36,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["InteractionRouter", "rest_trace", "table_channel_of"]
+__all__ = ["InteractionRouter", "table_channel_of"]
 
 # Every component of a table carries its channel: tl:t:join:<channel>, tl:h:play:<channel>:<game>...
 _TABLE_COMPONENT = re.compile(r"tl:[th]:[a-z]+:(?P<channel>[0-9]{1,20})(?::|$)")
-_CALLBACK = re.compile(r"/interactions/(\d+)/[^/]+/callback$")
 _KEEP_ARRIVALS = 2048
 
 
@@ -143,21 +141,3 @@ class InteractionRouter:
         assert self._parse is not None
         self._arrived(str(data.get("id")))
         self._parse(data)
-
-
-def rest_trace(metrics: Metrics, router: Callable[[], "InteractionRouter | None"]) -> aiohttp.TraceConfig:
-    """Count Discord REST calls (and 429s) by route; time first answers."""
-    trace = aiohttp.TraceConfig()
-
-    async def on_request_end(_session: Any, _context: Any, params: aiohttp.TraceRequestEndParams) -> None:
-        path = params.url.path
-        metrics.count_request(params.method, path, params.response.status)
-        callback = _CALLBACK.search(path)
-        current = router()
-        if callback is not None and current is not None:
-            seconds = current.answered(callback.group(1))
-            if seconds is not None:
-                metrics.first_response.observe(seconds)
-
-    trace.on_request_end.append(on_request_end)
-    return trace

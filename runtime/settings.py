@@ -31,8 +31,8 @@ class Settings:
     """Processes for the `hard` AI (0: think in a thread instead)."""
     ai_budget_ms: int = 300
     min_turn_seconds: int = 10
-    table_edit_interval: float = 1.0
-    """Minimum seconds between two edits of one table message (Discord rate limits)."""
+    table_edit_interval: float = 0.0
+    """Extra seconds between two edits of one table message; Discord's bucket paces them anyway."""
     clusters: int = 1
     """Cluster slots: processes that run shards at once (more than 1 needs PostgreSQL)."""
     shard_count: int | None = None
@@ -72,7 +72,7 @@ class Settings:
             ai_workers=_int(env.get("AI_WORKERS"), 1),
             ai_budget_ms=_int(env.get("AI_BUDGET_MS")) or 300,
             min_turn_seconds=_int(env.get("TIENLEN_TEST_MIN_TURN_SECONDS")) or 10,
-            table_edit_interval=_float(env.get("TIENLEN_TEST_EDIT_INTERVAL"), 1.0),
+            table_edit_interval=_float(env.get("TIENLEN_TEST_EDIT_INTERVAL"), 0.0),
             clusters=_int(env.get("CLUSTERS")) or 1,
             shard_count=_int(env.get("SHARD_COUNT")),
             metrics_port=_int(env.get("METRICS_PORT")),
