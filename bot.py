@@ -1,8 +1,10 @@
-"""Entry point of the Tiến lên Discord bot: ``python bot.py [--sync]``.
+"""Entry point of the Tiến lên Discord bot: ``python bot.py [--sync] [--debug]``.
 
-Reads settings from the environment / ``.env``, upgrades the database, loads
-the cogs, restores unfinished tables and games, and connects to Discord.
-Without a token it prints one line saying how to get one.
+Reads settings from the environment / ``.env``, upgrades the database, claims
+a cluster slot (PostgreSQL; a standby waits here for a free one), loads the
+cogs, restores its slot's unfinished tables and games, and connects its
+gateway shards.  Start-up problems (no token, a refused token, Discord out of
+reach, an unusable database or cluster setting) are one line on stderr.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ import logging
 import re
 import sys
 
+import aiohttp
+import asyncpg
 import discord
 from discord.ext import commands
 
 import db
 from cogs.chips_cog import ChipsCog
+from cogs.cluster_routing import InteractionRouter
+from cogs.rest_budget import ChannelBudget, rest_trace
 from cogs.components import DYNAMIC_ITEMS, HAND_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
 from cogs.messenger import Messenger
 from cogs.replies import fail, lang_of, reply
@@ -25,8 +31,11 @@ from cogs.rules_pages import RULES_TEMPLATE, RulesButton
 from cogs.tienlen_cog import TienLenCog
 from cogs.translator import CatalogueTranslator
 from i18n import t
+from runtime.cluster import ClusterMember, round_up_shards
 from runtime.manager import TableManager
+from runtime.metrics import Metrics
 from runtime.settings import Settings
+from tienlen.table import Phase
 
 log = logging.getLogger("tienlen")
 
@@ -38,32 +47,96 @@ _OUR_COMPONENTS = tuple(re.compile(template) for template in (TABLE_TEMPLATE, HA
 
 
 class TienLenBot(commands.AutoShardedBot):
-    """The bot: one process, many tables, as many gateway shards as Discord
-    recommends (one until about 2,500 servers); no privileged intents."""
+    """The bot: many tables, as many gateway shards as Discord recommends (one
+    until about 2,500 servers); no privileged intents.  With PostgreSQL it is
+    one member of a cluster: it runs the shards of the slot it holds."""
 
     def __init__(self, settings: Settings, *, sync_globally: bool = False, **options) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        self.metrics = Metrics()
+        self.router: InteractionRouter | None = None
+        self.budget = ChannelBudget()
+        options.setdefault("http_trace", rest_trace(self.metrics, self.budget, self._first_answer))
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options)
         self.settings = settings
         self.sync_globally = sync_globally
         self.database: db.Database | None = None
         self.manager: TableManager | None = None
-        self.messenger = Messenger(self, edit_interval=settings.table_edit_interval)
+        self.cluster: ClusterMember | None = None
+        self.lost_slot = False
+        self.messenger = Messenger(self, edit_interval=settings.table_edit_interval, budget=self.budget)
 
     async def setup_hook(self) -> None:
+        self._watch()
+        if self.settings.metrics_port:
+            await self.metrics.serve(self.settings.metrics_host, self.settings.metrics_port)
         self.database = db.Database.from_url(self.settings.database_url)
+        self.database.observe = self.metrics.observe_transaction
         await self.database.upgrade()
-        self.manager = TableManager(self.database, self.settings, notifier=self.messenger)
+        if not self.settings.uses_sqlite:
+            try:
+                await self._join_cluster()
+            except (OSError, asyncpg.PostgresError) as error:
+                raise db.SchemaError(f"cannot hold a cluster slot in PostgreSQL: {error}") from error
+        owns = self.cluster.owns_guild if self.cluster is not None else None
+        self.manager = TableManager(self.database, self.settings, notifier=self.messenger, owns_guild=owns)
         self.messenger.manager = self.manager
         await self.tree.set_translator(CatalogueTranslator())
         await self.add_cog(TienLenCog(self.manager, self.messenger))
         await self.add_cog(ChipsCog(self.database, self.settings))
         self.add_dynamic_items(*DYNAMIC_ITEMS, RulesButton)
         self.tree.on_error = self._on_command_error
+        self.router = InteractionRouter(self, self.manager, self.database, member=self.cluster, metrics=self.metrics)
+        self.router.install()
         await self.manager.start()
         await self._sync_commands()
         await asyncio.to_thread(_warm_up_pictures)
+
+    # ------------------------------------------------------------ the cluster
+    async def _join_cluster(self) -> None:
+        """Wait for a free slot (a standby waits here), then run its shards."""
+        assert self.database is not None
+        clusters = self.settings.clusters
+        shard_count = self.settings.shard_count or self.shard_count
+        if shard_count is None:
+            recommended, _url, _limit = await self.http.get_bot_gateway()
+            shard_count = round_up_shards(recommended, clusters)
+        self.cluster = ClusterMember(self.database, clusters=clusters)
+        self.cluster.on_lost = self._slot_lost
+        await self.cluster.claim(shard_count)
+        self.shard_count = shard_count
+        self.shard_ids = self.cluster.shard_ids
+        self.metrics.slot.set(self.cluster.slot)
+        if self.cluster.took_over:
+            self.metrics.takeovers.inc()
+
+    def _first_answer(self, interaction_id: str) -> float | None:
+        return self.router.answered(interaction_id) if self.router is not None else None
+
+    def _slot_lost(self) -> None:
+        """Another process may own our tables now: stop at once, write nothing."""
+        self.lost_slot = True
+        asyncio.get_running_loop().create_task(self.close())
+
+    def _watch(self) -> None:
+        """What /healthz and /metrics read."""
+        self.metrics.healthy = self.serving
+        self.metrics.open_tables.set_function(lambda: len(self.manager.tables) if self.manager else 0)
+        self.metrics.games_running.set_function(
+            lambda: sum(table.phase is Phase.PLAYING for table in self.manager.tables) if self.manager else 0)
+        self.metrics.shards.labels("assigned").set_function(lambda: len(self.shard_ids or ()) if self.is_ready() else 0)
+        self.metrics.shards.labels("connected").set_function(
+            lambda: sum(not shard.is_closed() for shard in self.shards.values()))
+
+    def serving(self) -> bool:
+        """Holds its slot and every one of its shards is connected."""
+        if self.is_closed() or not self.is_ready() or self.lost_slot:
+            return False
+        if self.cluster is not None and (self.cluster.lease is None or self.cluster.lost):
+            return False
+        shards = self.shards
+        return bool(shards) and all(not shard.is_closed() for shard in shards.values())
 
     async def _sync_commands(self) -> None:
         if self.settings.dev_guild_id:
@@ -99,8 +172,11 @@ class TienLenBot(commands.AutoShardedBot):
         if self.manager is not None:
             await self.manager.close()
         await self.messenger.close()
+        if self.cluster is not None:
+            await self.cluster.close()
         if self.database is not None:
             await self.database.dispose()
+        await self.metrics.close()
         await super().close()
 
 
@@ -122,12 +198,14 @@ def _warm_up_pictures() -> None:
     warm_up()
 
 
-def point_at_fake_discord(settings: Settings) -> None:
-    """Test only: talk to a fake Discord server instead of discord.com."""
+def point_at_endpoints(settings: Settings) -> None:
+    """REST through DISCORD_API_BASE (a shared rate-limit proxy) when set;
+    tests point REST and the gateway at a fake Discord server."""
     import yarl
 
-    if settings.api_base:
-        discord.http.Route.BASE = settings.api_base
+    api_base = settings.api_base or settings.discord_api_base
+    if api_base:
+        discord.http.Route.BASE = api_base.rstrip("/")
     if settings.gateway_url:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
 
@@ -135,30 +213,52 @@ def point_at_fake_discord(settings: Settings) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the Tiến lên Discord bot.")
     parser.add_argument("--sync", action="store_true", help="register the slash commands globally, then run")
+    parser.add_argument("--debug", action="store_true", help="log everything, with tracebacks of start-up failures")
     args = parser.parse_args(argv)
     settings = Settings.from_env()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    debug = args.debug or settings.log_level == "DEBUG"
+    logging.basicConfig(level="DEBUG" if debug else settings.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # discord.py's own INFO lines (login, gateway) only when debugging.
-    logging.getLogger("discord").setLevel(logging.DEBUG if settings.log_level == "DEBUG" else logging.WARNING)
+    logging.getLogger("discord").setLevel(logging.DEBUG if debug else logging.WARNING)
     discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # this bot has no voice
     if not settings.discord_token:
         print(TOKEN_HELP, file=sys.stderr)
         return 2
-    point_at_fake_discord(settings)
+    problem = settings.cluster_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    point_at_endpoints(settings)
     bot = TienLenBot(settings, sync_globally=args.sync)
     try:
         bot.run(settings.discord_token, log_handler=None)
-    except discord.LoginFailure:
-        print("Discord refused DISCORD_TOKEN (invalid or reset): copy a fresh token from the Developer Portal into .env.",
-              file=sys.stderr)
+    except Exception as error:
+        line = start_up_failure(error)
+        if line is None:
+            raise
+        if debug:
+            log.exception("start-up failed")
+        print(line, file=sys.stderr)
         return 2
-    except db.SchemaError as error:
-        print(f"Database not ready: {error}", file=sys.stderr)
-        return 2
-    except discord.PrivilegedIntentsRequired:
-        print("Discord asked for a privileged intent; this bot needs none — check the Developer Portal.", file=sys.stderr)
-        return 2
+    if bot.lost_slot:
+        return 3  # a supervisor restarts it; it comes back as a standby
     return 0
+
+
+def start_up_failure(error: BaseException) -> str | None:
+    """The one line an operator needs for a start-up failure (None: a bug)."""
+    if isinstance(error, discord.LoginFailure):
+        return "Discord refused DISCORD_TOKEN (invalid or reset): copy a fresh token from the Developer Portal into .env."
+    if isinstance(error, db.SchemaError):
+        return f"Database not ready: {error}"
+    if isinstance(error, discord.PrivilegedIntentsRequired):
+        return "Discord asked for a privileged intent; this bot needs none — check the Developer Portal."
+    if isinstance(error, (aiohttp.ClientConnectionError, OSError, asyncio.TimeoutError)):
+        return f"Cannot reach Discord ({discord.http.Route.BASE}): check the network, then start again."
+    if isinstance(error, discord.DiscordServerError):
+        return f"Discord is not answering properly ({error.status}); try again in a minute."
+    return None
 
 
 if __name__ == "__main__":

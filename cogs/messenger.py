@@ -1,10 +1,13 @@
 """The runtime's voice in Discord: table message edits, DMs of hands, summaries.
 
 Implements :class:`runtime.manager.Notifier`.  The public table message is
-edited in place and the edits are coalesced (one in flight per table, at most
-one per ``table_edit_interval``) because Discord rate-limits message edits per
-channel.  Hands go by DM; when a player's DMs are closed the ephemeral "My
-hand" view serves instead and the player is told once.
+edited in place and the edits are coalesced (one in flight per table) and
+paced by the channel's rate-limit bucket as Discord reports it (see
+:mod:`cogs.rest_budget`): a busy table waits for the refill and then shows
+its latest state, and never draws a 429.  Hands go by DM; when a player's DMs
+are closed the ephemeral "My hand" view serves instead and the player is told
+once.  When Discord fails (5xx, 429, no connection) table edits and DMs are
+retried until it recovers, with one warning per outage.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import logging
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
 from cogs.components import hand_view, table_view
 from cogs.presenter import hand_embed, summary_embed, table_embed
+from cogs.rest_budget import ChannelBudget, Outages, is_outage
 from i18n import language_of, t
 from runtime.snapshot import HandSnapshot, TableSnapshot
 from tienlen.cards import cards_of, mask_of
@@ -33,6 +38,7 @@ __all__ = ["Messenger", "hand_files", "hand_fingerprint"]
 PLAY_IMAGE = "play.jpg"
 HAND_IMAGE = "hand.jpg"
 FINAL_IMAGE = "final.jpg"
+RETRY_FIRST, RETRY_MAX = 1.0, 15.0  # seconds between attempts while Discord fails
 
 
 def hand_fingerprint(hand: HandSnapshot) -> tuple[Any, ...]:
@@ -62,9 +68,14 @@ async def hand_files(hand: HandSnapshot) -> list[discord.File]:
 
 
 class Messenger:
-    def __init__(self, bot: discord.Client, *, edit_interval: float = 1.0) -> None:
+    def __init__(self, bot: discord.Client, *, edit_interval: float = 0.0, budget: ChannelBudget | None = None) -> None:
         self.bot = bot
         self.edit_interval = edit_interval
+        """Extra pause between two edits of one table (the bucket already paces them)."""
+        self.budget = budget or ChannelBudget()
+        self.outages = Outages()
+        self._dm_retries: dict[tuple[int, int], asyncio.Task[None]] = {}
+        self._latest_hands: dict[tuple[int, int], tuple[HandSnapshot, str]] = {}
         self.manager: "TableManager | None" = None
         self._latest: dict[int, TableSnapshot] = {}
         self._dirty: set[int] = set()
@@ -129,6 +140,7 @@ class Messenger:
         key = (hand.channel_id, user_id)
         if key in self.dm_closed:
             return
+        self._latest_hands[key] = (hand, lang)
         fingerprint = hand_fingerprint(hand)
         previous = self._dm_messages.get(key)
         if previous is not None and previous[1] == fingerprint:
@@ -145,23 +157,59 @@ class Messenger:
                 channel = await self.bot.create_dm(discord.Object(id=user_id))  # cached after the first
                 message = await channel.send(embed=embed, view=view, files=await hand_files(hand))
             self._dm_messages[key] = (message, fingerprint, picture_key(hand))
+            self.outages.recovered("DMs")
         except discord.Forbidden:
             self.dm_closed.add(key)
             self._dm_notice_due.add(key)
             log.info("DMs closed for a player at table %s", hand.channel_id)
-        except discord.HTTPException:
-            log.warning("could not DM a hand at table %s", hand.channel_id, exc_info=True)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
             self._dm_messages.pop(key, None)
+            if not is_outage(error):
+                log.warning("could not DM a hand at table %s: %s", hand.channel_id, error)
+                return
+            self.outages.failed("DMs", error)
+            self._retry_dm_later(user_id, key)
+
+    def _retry_dm_later(self, user_id: int, key: tuple[int, int]) -> None:
+        """Send the player's latest hand again once Discord answers."""
+        running = self._dm_retries.get(key)
+        if running is not None and not running.done():
+            return
+
+        async def retry() -> None:
+            delay = RETRY_FIRST
+            while key not in self._dm_messages and key not in self.dm_closed:
+                await asyncio.sleep(delay)
+                hand, lang = self._latest_hands[key]
+                await self.send_hand_dm(user_id, hand, lang=lang)
+                delay = min(delay * 2, RETRY_MAX)
+
+        self._dm_retries[key] = asyncio.create_task(retry(), name=f"dm-retry-{key[0]}")
 
     # ------------------------------------------------------ table message
     async def _edit_loop(self, channel_id: int) -> None:
+        retry = RETRY_FIRST
         while channel_id in self._dirty:
+            # Waiting for the bucket's refill coalesces every change meanwhile.
+            wait = self.budget.delay("PATCH", channel_id)
+            if wait > 0:
+                await asyncio.sleep(wait)
             self._dirty.discard(channel_id)
             snapshot = self._latest[channel_id]
             try:
+                self.budget.spend("PATCH", channel_id)
                 await self._render_table(snapshot)
-            except Exception:
-                log.exception("could not update the table message in %s", channel_id)
+                self.outages.recovered("table edits")
+                retry = RETRY_FIRST
+            except Exception as error:
+                if not is_outage(error):
+                    log.exception("could not update the table message in %s", channel_id)
+                else:  # keep trying: the table catches up when Discord is back
+                    self.outages.failed("table edits", error)
+                    self._dirty.add(channel_id)
+                    await asyncio.sleep(retry)
+                    retry = min(retry * 2, RETRY_MAX)
+                    continue
             if channel_id in self._dirty and self.edit_interval > 0:
                 await asyncio.sleep(self.edit_interval)
 
@@ -229,5 +277,5 @@ class Messenger:
             log.warning("could not announce a closed table in %s", channel_id)
 
     async def close(self) -> None:
-        for task in self._editors.values():
+        for task in [*self._editors.values(), *self._dm_retries.values()]:
             task.cancel()

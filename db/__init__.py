@@ -68,7 +68,7 @@ from db.records import (
     TransferResult,
 )
 from db.settlement import settle_game
-from db.tables import delete_table, load_tables, save_table
+from db.tables import delete_table, load_tables, save_table, table_guild
 from db.validation import MAX_AMOUNT
 
 __all__ = [
@@ -131,6 +131,7 @@ __all__ = [
     "set_guild_locale",
     "set_guild_timezone",
     "settle_game",
+    "table_guild",
     "transfer",
     "unfinished_games",
 ]

@@ -7,7 +7,8 @@ own transaction through :meth:`Database.write` or :meth:`Database.read`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
@@ -72,6 +73,8 @@ class Database:
         )
         self.fence: Fence | None = None
         """Set by the cluster member once it holds a slot (None: no cluster)."""
+        self.observe: Callable[[str, float], None] | None = None
+        """Told ("write" or "read", seconds) after each transaction (metrics)."""
 
     @classmethod
     def from_url(
@@ -108,7 +111,7 @@ class Database:
         Do not open a write unit inside another one: on SQLite the inner one
         would wait for the outer one forever.
         """
-        async with self._writers_turn, self._write_sessions.begin() as session:
+        async with self._timed("write"), self._writers_turn, self._write_sessions.begin() as session:
             if self.fence is not None:
                 await self._check_fence(await session.connection(), self.fence)
             yield session
@@ -116,7 +119,7 @@ class Database:
     @asynccontextmanager
     async def write_connection(self) -> AsyncIterator[AsyncConnection]:
         """Like :meth:`write`, but a Core connection (no ORM session) for hot paths."""
-        async with self._writers_turn, self._write_engine.begin() as connection:
+        async with self._timed("write"), self._writers_turn, self._write_engine.begin() as connection:
             if self.fence is not None:
                 await self._check_fence(connection, self.fence)
             yield connection
@@ -129,8 +132,19 @@ class Database:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
         """A read transaction that takes no write lock."""
-        async with self._read_sessions.begin() as session:
+        async with self._timed("read"), self._read_sessions.begin() as session:
             yield session
+
+    @asynccontextmanager
+    async def _timed(self, kind: str) -> AsyncIterator[None]:
+        if self.observe is None:
+            yield
+            return
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.observe(kind, time.perf_counter() - started)
 
     async def upgrade(self) -> None:
         """Migrate the schema to the newest revision, or raise SchemaError."""

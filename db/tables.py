@@ -49,3 +49,9 @@ async def load_tables(db: Database) -> list[StoredTable]:
         return [
             StoredTable(row.channel_id, row.guild_id, row.state, row.updated_at) for row in rows
         ]
+
+
+async def table_guild(db: Database, channel_id: int) -> int | None:
+    """The guild of the table in ``channel_id`` (None: no table there)."""
+    async with db.read() as session:
+        return await session.scalar(select(TableRow.guild_id).where(TableRow.channel_id == channel_id))

@@ -94,12 +94,15 @@ class TableManager:
         notifier: Notifier | None = None,
         ai: AiRunner | None = None,
         clock: Callable[[], float] = time.time,
+        owns_guild: Callable[[int], bool] | None = None,
     ) -> None:
         self.db = database
         self.settings = settings
         self.notifier: Notifier = notifier or _NullNotifier()
         self.ai = ai or AiRunner(workers=settings.ai_workers, budget_ms=settings.ai_budget_ms)
         self.clock = clock
+        # In a cluster a process restores and runs only its own slot's tables.
+        self.owns_guild = owns_guild or (lambda _guild_id: True)
         self.actions = ActionLog(database)
         self._tables: dict[int, Table] = {}
         self._locks: dict[int, asyncio.Lock] = {}
@@ -712,6 +715,8 @@ class TableManager:
     async def _restore(self) -> None:
         """Rebuild tables and unfinished games from the database after a restart."""
         for stored in await db.load_tables(self.db):
+            if not self.owns_guild(stored.guild_id):
+                continue
             game = None
             state = stored.state
             if state.get("phase") == Phase.PLAYING.value and state.get("game_id") is not None:

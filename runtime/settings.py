@@ -31,8 +31,17 @@ class Settings:
     """Processes for the `hard` AI (0: think in a thread instead)."""
     ai_budget_ms: int = 300
     min_turn_seconds: int = 10
-    table_edit_interval: float = 1.0
-    """Minimum seconds between two edits of one table message (Discord rate limits)."""
+    table_edit_interval: float = 0.0
+    """Extra seconds between two edits of one table message; Discord's bucket paces them anyway."""
+    clusters: int = 1
+    """Cluster slots: processes that run shards at once (more than 1 needs PostgreSQL)."""
+    shard_count: int | None = None
+    """Gateway shards in all; None: Discord's recommendation rounded up to a multiple of ``clusters``."""
+    metrics_port: int | None = None
+    """Serve /healthz and Prometheus /metrics on this port (None: off)."""
+    metrics_host: str = "127.0.0.1"
+    discord_api_base: str | None = None
+    """Discord REST base URL, e.g. a shared rate-limit proxy (nirn-proxy) for a cluster."""
     deal_seed: int | None = None
     """Test only: make the shuffles of a run reproducible."""
     api_base: str | None = None
@@ -63,11 +72,32 @@ class Settings:
             ai_workers=_int(env.get("AI_WORKERS"), 1),
             ai_budget_ms=_int(env.get("AI_BUDGET_MS")) or 300,
             min_turn_seconds=_int(env.get("TIENLEN_TEST_MIN_TURN_SECONDS")) or 10,
-            table_edit_interval=_float(env.get("TIENLEN_TEST_EDIT_INTERVAL"), 1.0),
+            table_edit_interval=_float(env.get("TIENLEN_TEST_EDIT_INTERVAL"), 0.0),
+            clusters=_int(env.get("CLUSTERS")) or 1,
+            shard_count=_int(env.get("SHARD_COUNT")),
+            metrics_port=_int(env.get("METRICS_PORT")),
+            metrics_host=env.get("METRICS_HOST") or "127.0.0.1",
+            discord_api_base=(env.get("DISCORD_API_BASE") or "").strip() or None,
             deal_seed=_int(env.get("TIENLEN_TEST_SEED")),
             api_base=env.get("TIENLEN_TEST_API_BASE") or None,
             gateway_url=env.get("TIENLEN_TEST_GATEWAY_URL") or None,
         )
+
+
+    @property
+    def uses_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    def cluster_problem(self) -> str | None:
+        """One line saying why the cluster settings cannot work, or None."""
+        if self.clusters < 1:
+            return "CLUSTERS must be 1 or more."
+        if self.clusters > 1 and self.uses_sqlite:
+            return (f"CLUSTERS={self.clusters} needs PostgreSQL: set DATABASE_URL=postgresql+asyncpg://... "
+                    "(SQLite serves one process only).")
+        if self.shard_count is not None and (self.shard_count < 1 or self.shard_count % self.clusters):
+            return f"SHARD_COUNT={self.shard_count} must be a positive multiple of CLUSTERS={self.clusters}."
+        return None
 
 
 def _int(value: str | None, default: int | None = None) -> int | None:

@@ -18,8 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class BotProcess:
-    def __init__(self, fake: Any, database_url: str, **env: str) -> None:
+    def __init__(self, fake: Any, database_url: str, *args: str, **env: str) -> None:
         self.fake = fake
+        self.args = list(args)
         self.env = {
             **os.environ,
             "DISCORD_TOKEN": "fake-bot-token",
@@ -36,13 +37,18 @@ class BotProcess:
         }
         self.process: asyncio.subprocess.Process | None = None
 
-    async def start(self, *, timeout: float = 60.0) -> "BotProcess":
+    async def launch(self) -> "BotProcess":
+        """Start the process without waiting for anything."""
         # The log goes to a file: a pipe nobody reads would fill up and stall the bot.
         self.log = tempfile.NamedTemporaryFile(prefix="tienlen-bot-", suffix=".log", delete=False)
         self.process = await asyncio.create_subprocess_exec(
-            sys.executable, str(REPO / "bot.py"), cwd=str(REPO), env=self.env,
+            sys.executable, str(REPO / "bot.py"), *self.args, cwd=str(REPO), env=self.env,
             stdout=asyncio.subprocess.DEVNULL, stderr=self.log,
         )
+        return self
+
+    async def start(self, *, timeout: float = 60.0) -> "BotProcess":
+        await self.launch()
         await self.fake.wait_for(lambda: not self.fake.gateway.connected_sessions, timeout=timeout,
                                  what="the previous bot's connection to drop")
         await self.fake.wait_for_bot(count=1, timeout=timeout)

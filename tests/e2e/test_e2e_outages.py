@@ -1,0 +1,69 @@
+"""Discord failing for a while (503s on table edits and DMs): the bot retries,
+the table and the hands catch up, and the log says so once, without a
+traceback per attempt."""
+
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+
+import discord
+import pytest
+
+from tests.e2e.test_e2e_full_game import open_table
+
+
+def server_error() -> discord.DiscordServerError:
+    return discord.DiscordServerError(SimpleNamespace(status=503, reason="Service Unavailable"), "upstream down")
+
+
+@pytest.fixture
+def discord_down(monkeypatch):
+    """While ``state.down`` is set, table edits and DM sends fail with 503."""
+    state = SimpleNamespace(down=False, failures=0)
+    edit, send = discord.PartialMessage.edit, discord.DMChannel.send
+
+    async def failing_edit(self, *args, **kwargs):
+        if state.down:
+            state.failures += 1
+            raise server_error()
+        return await edit(self, *args, **kwargs)
+
+    async def failing_send(self, *args, **kwargs):
+        if state.down:
+            state.failures += 1
+            raise server_error()
+        return await send(self, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessage, "edit", failing_edit)
+    monkeypatch.setattr(discord.DMChannel, "send", failing_send)
+    return state
+
+
+async def test_the_table_and_hands_catch_up_after_an_outage_with_one_warning(
+        fake_discord, start_bot, make_bot, discord_down, caplog, monkeypatch):
+    import cogs.messenger
+
+    monkeypatch.setattr(cogs.messenger, "RETRY_FIRST", 0.05)
+    monkeypatch.setattr(cogs.messenger, "RETRY_MAX", 0.2)
+    fake = fake_discord
+    await start_bot(make_bot())
+    caplog.set_level(logging.INFO)
+    alice, bob = fake.users[:2]
+
+    discord_down.down = True  # Discord breaks just before the deal
+    driver = await open_table(fake, [alice, bob], "mien-nam")
+    await fake.wait_for(lambda: discord_down.failures >= 6, timeout=10, what="several failed attempts")
+    assert driver.phase() == "lobby" and not fake.dm_messages(alice)  # nothing got through
+
+    discord_down.down = False
+    await fake.wait_for(lambda: driver.phase() == "playing", timeout=10, what="the table to catch up")
+    await fake.wait_for(lambda: fake.dm_messages(alice) and fake.dm_messages(bob), timeout=10,
+                        what="the hands to be sent again")
+    await driver.play_to_the_end()
+
+    warnings = [record.getMessage() for record in caplog.records if record.name == "cogs.rest_budget"]
+    assert sum("failing table edits" in line for line in warnings) == 1
+    assert sum("failing DMs" in line for line in warnings) == 1
+    assert sum("work again" in line for line in warnings) == 2
+    assert not [record for record in caplog.records if record.exc_info and record.name.startswith("cogs")]
