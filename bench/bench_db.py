@@ -1,6 +1,15 @@
 """Benchmark of the data layer: settlements per second and leaderboard latency.
 
     python bench/bench_db.py [--pg postgresql+asyncpg://postgres@127.0.0.1:5432/test]
+    python bench/bench_db.py --compare [--pg URL]   # db layer vs the raw driver
+
+``--compare`` measures, in one run and interleaved so that both see the same
+machine load: ``db.settle_game`` against the same settlement written with the
+raw driver (aiosqlite / asyncpg, no SQLAlchemy), with 1 and 8 concurrent
+writers; and stored game moves per second through ``runtime.action_log``'s
+group commit over ``db.append_actions`` against the same group commit over a
+raw-driver append.  The raw side runs the same statements on the same
+schema, with the same SQLite pragmas and writer queue as :mod:`db`.
 
 Settlements: 4-seat games, each settled in one transaction through
 ``db.settle_game``, with 1 and 16 concurrent writers sharing one Database
@@ -235,6 +244,421 @@ async def explain(database: Database) -> None:
     print("```\n</details>")
 
 
+# ------------------------------------------------- db layer vs raw driver
+#
+# The raw side: the same settlement (same rows, same statements, same
+# arithmetic from db.settlement) written straight to aiosqlite or asyncpg, on
+# the same migrated schema, with the same SQLite pragmas and the same
+# in-process writer queue as db.Database.  "per-seat" is the statement set
+# db.settle_game used before it was made lean (one UPDATE per seat); "lean"
+# is the set it uses now (the seats' UPDATEs as one statement with RETURNING).
+
+COMPARE_WRITERS = (1, 8)
+COMPARE_TABLES = (1, 16)
+
+_GAME_SQL = "SELECT id, guild_id, seats, status, ended_at, settled_at, settlement FROM games WHERE id = {0}"
+_STATS = (  # column, delta key; win_rate is derived from wins
+    ("balance", "net"),
+    ("firsts", "first"),
+    ("wins", "won"),
+    ("chips_won", "gain"),
+    ("chips_lost", "loss"),
+    ("chops_made", "chops_made"),
+    ("chops_suffered", "chops_suffered"),
+)
+_LEDGER_COLUMNS = (
+    "guild_id, user_id, amount, balance_after, reason, game_id, idempotency_key, created_at, details"
+)
+
+
+class RawDriver:
+    """Settlements and action appends with the bare driver, for comparison."""
+
+    def __init__(self, dialect: str, connections: list[Any]) -> None:
+        self.dialect = dialect
+        self.connections = connections
+        self.pg = dialect == "postgresql"
+        # The same FIFO writer queue as Database (SQLite admits one writer).
+        self.writers_turn: Any = asyncio.Lock() if not self.pg else None
+
+    @classmethod
+    async def open(cls, database: Database, count: int) -> RawDriver:
+        from sqlalchemy.engine import make_url
+
+        url = make_url(database.url)
+        connections = []
+        if database.dialect == "sqlite":
+            import aiosqlite
+
+            from db import connect
+
+            pragmas = getattr(connect, "sqlite_pragmas", lambda: ["PRAGMA foreign_keys = ON"])()
+            for _ in range(count):
+                timeout = connect.SQLITE_BUSY_TIMEOUT_SECONDS
+                connection = await aiosqlite.connect(
+                    url.database, timeout=timeout, isolation_level=None
+                )
+                await connection.execute(f"PRAGMA busy_timeout = {timeout * 1000}")
+                await connection.execute("PRAGMA journal_mode = WAL")
+                for pragma in pragmas:
+                    await connection.execute(pragma)
+                connections.append(connection)
+        else:
+            import asyncpg
+
+            dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+            settings = database._connect_args.get("server_settings", {})
+            for _ in range(count):
+                connections.append(await asyncpg.connect(dsn, server_settings=settings))
+        return cls(database.dialect, connections)
+
+    async def close(self) -> None:
+        for connection in self.connections:
+            await connection.close()
+
+    # -- helpers that hide the two drivers' differences
+
+    def sql(self, text_: str) -> str:
+        """``{0}``, ``{1}``... placeholders to the driver's style."""
+        import re
+
+        count = max((int(n) + 1 for n in re.findall(r"\{(\d+)\}", text_)), default=0)
+        return text_.format(*(f"${n + 1}" if self.pg else f"?{n + 1}" for n in range(count)))
+
+    @asynccontextmanager
+    async def transaction(self, connection: Any) -> AsyncIterator[None]:
+        if self.pg:
+            async with connection.transaction():
+                yield
+            return
+        async with self.writers_turn:
+            await connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                await connection.execute("ROLLBACK")
+                raise
+            await connection.execute("COMMIT")
+
+    async def fetch(self, connection: Any, sql: str, *params: Any) -> list[Any]:
+        if self.pg:
+            return list(await connection.fetch(sql, *params))
+        return list(await connection.execute_fetchall(sql, params))
+
+    async def execute(self, connection: Any, sql: str, *params: Any) -> None:
+        if self.pg:
+            await connection.execute(sql, *params)
+        else:
+            await connection.execute(sql, params)
+
+    async def executemany(self, connection: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        await connection.executemany(sql, rows)
+
+    def time(self, moment: Any) -> Any:
+        return moment if self.pg else moment.replace(tzinfo=None).isoformat(" ")
+
+    def json(self, value: Any) -> Any:
+        import json as json_module
+
+        return json_module.dumps(value)
+
+    def load_json(self, value: Any) -> Any:
+        import json as json_module
+
+        return json_module.loads(value) if isinstance(value, str) else value
+
+    # -- settlement
+
+    async def settle(self, connection: Any, game_id: int, *, lean: bool) -> None:
+        from db.games import human_seats
+        from db.settlement import _chips_by_seat, settlement_key
+
+        lock = " FOR NO KEY UPDATE" if self.pg else ""
+        async with self.transaction(connection):
+            (game,) = await self.fetch(connection, self.sql(_GAME_SQL + lock), game_id)
+            if game[5] is not None:
+                return  # settled already (the bench never replays)
+            humans = human_seats(self.load_json(game[2]))
+            users = sorted(humans.values())
+            marks = ", ".join("{%d}" % (n + 1) for n in range(len(users)))  # {0}: guild
+            rows = await self.fetch(
+                connection,
+                self.sql(
+                    f"SELECT user_id, balance FROM accounts WHERE guild_id = {{0}} "
+                    f"AND user_id IN ({marks}) ORDER BY user_id{lock}"
+                ),
+                game[1],
+                *users,
+            )
+            balances = dict((row[0], row[1]) for row in rows)
+            chips = _chips_by_seat(PAYMENTS, humans, balances, 100, 5)
+            deltas = {}
+            for seat, user in humans.items():
+                net = chips[seat].gross - chips[seat].rake
+                result = RESULTS[seat]
+                deltas[user] = {
+                    "net": net,
+                    "first": int(result.place == 0),
+                    "won": int(result.won),
+                    "gain": max(net, 0),
+                    "loss": max(-net, 0),
+                    "chops_made": result.chops_made,
+                    "chops_suffered": result.chops_suffered,
+                }
+            if lean:
+                after = await self._apply_lean(connection, game[1], deltas)
+            else:
+                after = {}
+                for user in users:
+                    after[user] = await self._apply_one(connection, game[1], user, deltas[user])
+            now = utcnow()
+            await self.executemany(
+                connection,
+                self.sql(f"INSERT INTO ledger ({_LEDGER_COLUMNS}) VALUES ({{0}}, {{1}}, {{2}}, {{3}}, {{4}}, {{5}}, {{6}}, {{7}}, {{8}})"),
+                [
+                    (
+                        game[1],
+                        user,
+                        deltas[user]["net"],
+                        after[user],
+                        "settlement",
+                        game_id,
+                        settlement_key(game_id, seat),
+                        self.time(now),
+                        self.json({"seat": seat}),
+                    )
+                    for seat, user in sorted(humans.items())
+                ],
+            )
+            summary = {
+                str(seat): {
+                    "place": RESULTS[seat].place,
+                    "won": RESULTS[seat].won,
+                    "chops_made": RESULTS[seat].chops_made,
+                    "chops_suffered": RESULTS[seat].chops_suffered,
+                    "owed": chips[seat].owed,
+                    "gross": chips[seat].gross,
+                    "rake": chips[seat].rake,
+                    "net": chips[seat].gross - chips[seat].rake,
+                }
+                for seat in humans
+            }
+            await self.execute(
+                connection,
+                self.sql(
+                    "UPDATE games SET settled_at = {0}, status = 'finished', "
+                    "ended_at = coalesce(ended_at, {0}), settlement = {1} WHERE id = {2}"
+                ),
+                self.time(now),
+                self.json({"bet": 100, "rake_percent": 5, "seats": summary}),
+                game_id,
+            )
+
+    async def _apply_one(self, connection: Any, guild_id: int, user: int, delta: dict[str, int]) -> int:
+        sets = ", ".join(f"{column} = {column} + {{{n}}}" for n, (column, _) in enumerate(_STATS))
+        sql = self.sql(
+            f"UPDATE accounts SET {sets}, games_played = games_played + 1, "
+            "win_rate = CAST(wins + {2} AS FLOAT) / (games_played + 1) "
+            "WHERE guild_id = {7} AND user_id = {8} RETURNING balance"
+        )
+        params = [delta[key] for _, key in _STATS]
+        (row,) = await self.fetch(connection, sql, *params, guild_id, user)
+        return int(row[0])
+
+    async def _apply_lean(
+        self, connection: Any, guild_id: int, deltas: dict[int, dict[str, int]]
+    ) -> dict[int, int]:
+        users = sorted(deltas)
+        params: list[Any] = []
+
+        def mark(value: Any) -> str:
+            params.append(value)
+            return "{%d}" % (len(params) - 1)
+
+        user_marks = [mark(user) for user in users]
+
+        def case(key: str) -> str:
+            whens = " ".join(f"WHEN {user_marks[i]} THEN CAST({mark(deltas[u][key])} AS BIGINT)" for i, u in enumerate(users))
+            return f"CASE user_id {whens} END"
+
+        sets = [f"{column} = {column} + {case(key)}" for column, key in _STATS]
+        won = case("won")
+        sql = self.sql(
+            f"UPDATE accounts SET {', '.join(sets)}, games_played = games_played + 1, "
+            f"win_rate = CAST(wins + {won} AS FLOAT) / (games_played + 1) "
+            f"WHERE guild_id = {mark(guild_id)} AND user_id IN ({', '.join(user_marks)}) "
+            "RETURNING user_id, balance"
+        )
+        rows = await self.fetch(connection, sql, *params)
+        return {int(row[0]): int(row[1]) for row in rows}
+
+    # -- action log (the statements of db.append_actions)
+
+    async def append_actions(self, items: list[tuple[int, int, Any]]) -> list[Any]:
+        connection = self.connections[0]
+        results: list[Any] = [None] * len(items)
+        async with self.transaction(connection):
+            game_ids = sorted({game_id for game_id, _, _ in items})
+            marks = ", ".join("{%d}" % n for n in range(len(game_ids)))
+            statuses = dict(
+                (row[0], row[1])
+                for row in await self.fetch(
+                    connection, self.sql(f"SELECT id, status FROM games WHERE id IN ({marks})"), *game_ids
+                )
+            )
+            params: list[Any] = []
+            values = []
+            for index, (game_id, seq, action) in enumerate(items):
+                if statuses.get(game_id) != "running":
+                    results[index] = RuntimeError("not running")
+                    continue
+                base = len(params)
+                params += [game_id, seq, self.json(action), self.time(utcnow())]
+                values.append("({%d}, {%d}, {%d}, {%d})" % (base, base + 1, base + 2, base + 3))
+            if values:
+                await self.fetch(
+                    connection,
+                    self.sql(
+                        f"INSERT INTO game_actions (game_id, seq, action, created_at) VALUES {', '.join(values)} "
+                        "ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id, seq"
+                    ),
+                    *params,
+                )
+        return results
+
+
+async def settle_through(
+    settle: Callable[[int, int], Any], games: list[int], writers: int
+) -> float:
+    """Settle every game with ``writers`` tasks (writer n calls settle(n, game)); settlements/s."""
+    queue = iter(games)
+
+    async def writer(number: int) -> None:
+        for game_id in queue:
+            await settle(number, game_id)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(number) for number in range(writers)))
+    return len(games) / (time.perf_counter() - started)
+
+
+async def moves_through(log: Any, game_ids: list[int], moves: int) -> float:
+    """Every table (game) plays ``moves`` moves, each stored before the next; moves/s."""
+    from runtime.action_log import ActionLog
+
+    assert isinstance(log, ActionLog)
+
+    async def table(game_id: int) -> None:
+        for seq in range(moves):
+            await log.append(game_id, seq, {"seat": seq % 4, "play": [seq % 52, (seq + 13) % 52]})
+
+    started = time.perf_counter()
+    await asyncio.gather(*(table(game_id) for game_id in game_ids))
+    return len(game_ids) * moves / (time.perf_counter() - started)
+
+
+@asynccontextmanager
+async def raw_action_log(raw: RawDriver) -> AsyncIterator[Any]:
+    """runtime.action_log.ActionLog (the very same group commit) over the raw append."""
+    import types
+
+    import runtime.action_log as action_log_module
+
+    real_db = action_log_module.db
+    action_log_module.db = types.SimpleNamespace(  # type: ignore[assignment]
+        append_actions=lambda _database, items: raw.append_actions(items)
+    )
+    try:
+        yield action_log_module.ActionLog(None)  # type: ignore[arg-type]
+    finally:
+        action_log_module.db = real_db
+
+
+def load_average() -> str:
+    try:
+        return " / ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+async def compare_backend(name: str, args: argparse.Namespace) -> dict[str, dict[int, float]]:
+    """Median settlements/s and moves/s per (implementation, writers or tables)."""
+    from runtime.action_log import ActionLog
+
+    samples: dict[str, dict[int, list[float]]] = {}
+    rng = random.Random(7)
+    async with fresh_database(name, args) as database:
+        await create_players(database)
+        raw = await RawDriver.open(database, max(COMPARE_WRITERS))
+        try:
+            settlers: dict[str, Callable[[int, int], Any]] = {
+                "db.settle_game": lambda _n, game_id: dblayer.settle_game(
+                    database, game_id, payments=PAYMENTS, results=RESULTS, bet=100, rake_percent=5
+                ),
+                "raw, per-seat statements": lambda n, game_id: raw.settle(
+                    raw.connections[n], game_id, lean=False
+                ),
+                "raw, lean statements": lambda n, game_id: raw.settle(
+                    raw.connections[n], game_id, lean=True
+                ),
+            }
+            for run in range(args.runs):
+                print(f"  {name} run {run + 1}/{args.runs}, load {load_average()}", file=sys.stderr)
+                for writers in COMPARE_WRITERS:
+                    for label, settle in settlers.items():
+                        batch = await create_games(database, args.games, rng)
+                        rate = await settle_through(settle, batch, writers)
+                        samples.setdefault(label, {}).setdefault(writers, []).append(rate)
+                for tables in COMPARE_TABLES:
+                    moves = max(args.moves // tables, 20)
+                    batch = await create_games(database, tables, rng)
+                    rate = await moves_through(ActionLog(database), batch, moves)
+                    samples.setdefault("ActionLog + db.append_actions", {}).setdefault(tables, []).append(rate)
+                    batch = await create_games(database, tables, rng)
+                    async with raw_action_log(raw) as log:
+                        rate = await moves_through(log, batch, moves)
+                    samples.setdefault("ActionLog + raw append", {}).setdefault(tables, []).append(rate)
+        finally:
+            await raw.close()
+    return {
+        label: {key: statistics.median(values) for key, values in by_key.items()}
+        for label, by_key in samples.items()
+    }
+
+
+async def compare(args: argparse.Namespace) -> None:
+    backends = ["SQLite"] + (["PostgreSQL"] if args.pg else [])
+    started_load = load_average()
+    results = {name: await compare_backend(name, args) for name in backends}
+    print(
+        f"\n### db layer vs raw driver (median of {args.runs}; load average "
+        f"{started_load} at start, {load_average()} at end)\n"
+    )
+    print("| backend | implementation | " + " | ".join(f"{w} writer{'s' * (w > 1)}" for w in COMPARE_WRITERS) + " |")
+    print("| --- | --- |" + " ---: |" * len(COMPARE_WRITERS))
+    for name, rates in results.items():
+        lean = rates["raw, lean statements"]
+        for label in ("db.settle_game", "raw, per-seat statements", "raw, lean statements"):
+            cells = []
+            for writers in COMPARE_WRITERS:
+                value = rates[label][writers]
+                share = "" if label != "db.settle_game" else f" ({value / lean[writers]:.0%} of raw lean)"
+                cells.append(f"{value:,.0f}/s{share}")
+            print(f"| {name} | {label} | " + " | ".join(cells) + " |")
+    print("\nStored moves/s (group commit; every table waits for its move before the next):\n")
+    print("| backend | implementation | " + " | ".join(f"{t} table{'s' * (t > 1)}" for t in COMPARE_TABLES) + " |")
+    print("| --- | --- |" + " ---: |" * len(COMPARE_TABLES))
+    for name, rates in results.items():
+        raw_rates = rates["ActionLog + raw append"]
+        for label in ("ActionLog + db.append_actions", "ActionLog + raw append"):
+            cells = []
+            for tables in COMPARE_TABLES:
+                value = rates[label][tables]
+                share = "" if "raw" in label else f" ({value / raw_rates[tables]:.0%} of raw)"
+                cells.append(f"{value:,.0f}/s{share}")
+            print(f"| {name} | {label} | " + " | ".join(cells) + " |")
+
+
 # ------------------------------------------------------------------- main
 
 
@@ -256,6 +680,9 @@ async def bench_backend(
 
 
 async def main(args: argparse.Namespace) -> None:
+    if args.compare:
+        await compare(args)
+        return
     backends = ["SQLite"] + (["PostgreSQL"] if args.pg else [])
     results = {}
     for name in backends:
@@ -285,6 +712,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=300, help="settlements per run")
     parser.add_argument("--accounts", type=int, default=100_000)
     parser.add_argument("--explain", action="store_true", help="print the query plans")
+    parser.add_argument(
+        "--compare", action="store_true", help="db layer vs the raw driver (settlements, moves)"
+    )
+    parser.add_argument("--moves", type=int, default=1600, help="moves per action-log run")
     return parser.parse_args()
 
 

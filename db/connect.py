@@ -64,6 +64,14 @@ def create_engine_for(
     return create_async_engine(url, connect_args=dict(connect_args or {}), **options)
 
 
+def sqlite_pragmas(*, foreign_keys: bool = True) -> list[str]:
+    """The PRAGMAs every connection runs once busy_timeout and WAL are set.
+
+    (Public so that the benchmark's raw-driver side runs exactly these too.)
+    """
+    return [f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}"]
+
+
 def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
     def on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
         # The driver must not emit BEGIN itself; on_begin does.
@@ -71,7 +79,8 @@ def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_SECONDS * 1000}")
         _enable_wal(cursor)
-        cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
+        for pragma in sqlite_pragmas(foreign_keys=foreign_keys):
+            cursor.execute(pragma)
         cursor.close()
 
     def on_begin(connection: Connection) -> None:
