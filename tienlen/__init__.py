@@ -13,10 +13,11 @@ True
 """
 
 from tienlen.cards import Card, InvalidCardError, Rank, Suit, cards_of, format_cards, mask_of, parse_cards
-from tienlen.combos import Combo, ComboKind, classify
+from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError, InvalidComboError, TienLenError
-from tienlen.game import Action, ChopEvent, Game, Outcome, Payment, PaymentReason, SeatView
+from tienlen.game import Game
 from tienlen.instant import InstantWin
+from tienlen.records import Action, ChopEvent, Outcome, Payment, PaymentReason, SeatView
 from tienlen.rules import (
     DEFAULT_RULESET,
     RULESETS,
@@ -30,6 +31,7 @@ from tienlen.rules import (
     OutOfTurnResume,
     RuleSet,
 )
+from tienlen.values import Combo, ComboKind
 
 __all__ = [
     "Action", "Bomb", "Card", "ChopEvent", "ChopTarget", "Combo", "ComboKind", "CongRule",

@@ -15,177 +15,77 @@ Combo(STRAIGHT, '3S 4S 5S')
 Card('8D')
 >>> game.pass_turn(2).round_over, game.pass_turn(0).round_over, game.turn
 (False, True, 1)
+
+Inside, hands are card masks and the seats in play, the seats locked out of
+the round and the seats that have played are bit sets (bit ``s`` = seat
+``s``), so the next seat to act is one table lookup; :class:`Card` and
+:class:`Combo` values appear only at the edges.  A pass that does not end
+the round returns a shared, immutable :class:`Outcome`.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 
 from tienlen.cards import Card, as_mask, cards_of, format_cards, parse_cards
-from tienlen.combos import (
-    FOUR_OF_A_KIND,
-    SINGLE,
-    TWOS_MASK,
-    Combo,
-    all_combos,
-    beating_combos,
-    bombs_beating,
-    classify,
-)
+from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError
+from tienlen.generate import bombs_beating, finishes_on_two, legal_plays_on_turn
 from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
-from tienlen.rules import RULESETS, Bomb, CongRule, FinishOnTwo, OutOfTurnResume, RuleSet  # noqa: F401 (RULESETS: doctests)
+from tienlen.records import Action, ChopEvent, Outcome, Payment, PaymentReason, SeatView
+from tienlen.rules import (  # noqa: F401 (RULESETS: doctests)
+    RULESETS,
+    Bomb,
+    CongRule,
+    FinishOnTwo,
+    OutOfTurnResume,
+    RuleSet,
+    deal_order,
+)
+from tienlen.settlement import cong_culprit, game_payments
+from tienlen.values import CONSECUTIVE_PAIRS, FOUR_OF_A_KIND, SINGLE, Combo
 
 __all__ = ["Game", "SeatView", "legal_plays_on_turn", "Action", "Payment", "PaymentReason", "ChopEvent", "Outcome", "JSON_FORMAT"]
 
 JSON_FORMAT = 1
 
+_new = tuple.__new__
+_NO_SEAT = -1
 
-class Action(NamedTuple):
-    """One accepted action: ``kind`` is "play", "pass", "timeout" or "leave"."""
-
-    kind: str
-    seat: int
-    mask: int = 0
-
-    @property
-    def cards(self) -> list[Card]:
-        return cards_of(self.mask)
-
-    def to_json(self) -> list[Any]:
-        if self.kind == "play":
-            return [self.kind, self.seat, format_cards(cards_of(self.mask), ascii=True)]
-        return [self.kind, self.seat]
-
-    @classmethod
-    def from_json(cls, data: Sequence[Any]) -> "Action":
-        kind, seat = str(data[0]), int(data[1])
-        if kind not in ("play", "pass", "timeout", "leave"):
-            raise ValueError(f"unknown action kind: {kind}")
-        mask = as_mask(parse_cards(data[2])) if kind == "play" else 0
-        return cls(kind, seat, mask)
+# _NEXT[players][16 * after + seats]: the first seat of the bit set ``seats`` after
+# ``after`` in turn order (``after`` itself last), or -1 when the set is empty.
+_NEXT = {
+    players: tuple(
+        next(((after + step) % players for step in range(1, players + 1) if seats >> ((after + step) % players) & 1), _NO_SEAT)
+        for after in range(players)
+        for seats in range(16)
+    )
+    for players in range(2, 5)
+}
+_SEAT_SETS = tuple(frozenset(seat for seat in range(4) if seats >> seat & 1) for seats in range(16))
+_PASSES = tuple(Action("pass", seat) for seat in range(4))
+_QUIET_PASSES = tuple(Outcome(action) for action in _PASSES)
+"""What a pass that leaves the round going returns: the same value every time."""
+_BIT_OF = tuple(1 << index for index in range(52))
+_BIT_LENGTHS = tuple(n.bit_length() for n in range(53))
 
 
-class PaymentReason(str, Enum):
-    PLACE = "place"  # money by finishing place
-    CHOP = "chop"  # chặt: 2s and bombs chopped
-    INSTANT_WIN = "instant-win"  # tới trắng
-    CONG = "cong"  # frozen (cóng)
-    LEFTOVER = "leftover"  # thối / úng: 2s and bombs still held at the end
-    FINISH_PENALTY = "finish-penalty"  # mien-bac: went out on a 2 or four of a kind
-    LEAVE_PENALTY = "leave-penalty"  # left mid-game
-
-
-class Payment(NamedTuple):
-    """``payer`` owes ``payee`` ``units`` bet units for ``reason``."""
-
-    payer: int
-    payee: int
-    units: int
-    reason: PaymentReason
-
-
-class ChopEvent(NamedTuple):
-    """A bomb landing on a 2 or a bomb.
-
-    ``chain_value`` is the chain's total so far (what the chopped player pays
-    if nobody chops back); ``chopped_went_out`` is true when the chopped play
-    was its player's last cards (then nobody pays for the chain).
-    """
-
-    round: int
-    chopper: int
-    chopped: int
-    bomb: Combo
-    target: Combo
-    value: int
-    chain_value: int
-    chopped_went_out: bool
-
-
-class Outcome(NamedTuple):
-    """What one action changed, for announcing it."""
-
-    action: Action
-    combo: Combo | None = None
-    chop: ChopEvent | None = None
-    out_of_turn: bool = False
-    went_out: int | None = None
-    """The place (0 = first) the actor took by playing their last cards."""
-    finish_penalty: bool = False
-    """mien-bac: the actor went out on a 2 / four of a kind and is ranked last (thối)."""
-    frozen: tuple[int, ...] = ()
-    """Seats found frozen (cóng) when the first player went out."""
-    stuck: tuple[int, ...] = ()
-    """mien-bac with going out on a 2 forbidden: leaders holding only unplayable cards."""
-    round_over: bool = False
-    leader: int | None = None
-    """Who leads the new round, when ``round_over``."""
-    finished: bool = False
-    timed_out_pass: bool = False
-
-
-@dataclass(frozen=True)
-class SeatView:
-    """What one seat may know: its own hand and everything played in public.
-
-    This is all an AI player receives; other hands appear only as card counts.
-    """
-
-    rules: RuleSet
-    seat: int
-    players: int
-    hand: int
-    """This seat's cards (mask)."""
-    counts: tuple[int, ...]
-    """Cards left in each seat's hand."""
-    played: tuple[int, ...]
-    """Cards each seat has played so far (masks)."""
-    top: Combo | None
-    top_owner: int | None
-    turn: int | None
-    passed: frozenset[int]
-    in_play: tuple[bool, ...]
-    places: tuple[int, ...]
-    left: tuple[int, ...]
-    has_played: tuple[bool, ...]
-    first_game: bool
-    previous_winner: int | None
-    required: int
-    """Mask of the card the opening lead must contain (0 if none)."""
-    actions: tuple[Action, ...]
-    """The public action log (a lead-time-out records the card it played)."""
-    legal_plays: tuple[Combo, ...]
-    """The engine's legal plays for this seat now."""
-    round_number: int = 0
-    chain_value: int = 0
-    """Chop money riding on the current round's chain of chops (public)."""
-
-    @property
-    def unseen(self) -> int:
-        """Cards this seat has not seen: in other hands, or out of play."""
-        from tienlen.cards import FULL_DECK
-
-        seen = self.hand
-        for mask in self.played:
-            seen |= mask
-        return FULL_DECK & ~seen
-
-
-@dataclass
-class _Round:
-    """State of the round in progress."""
-
-    number: int = 0
-    top: Combo | None = None
-    owner: int | None = None
-    top_was_last: bool = False
-    passed: set[int] = field(default_factory=set)
-    chain_value: int = 0
+def _shuffled_deck(seed: int | str) -> list[int]:
+    """``random.Random(seed).shuffle(list(range(52)))``, card for card, with the
+    stdlib's draw (``getrandbits`` with rejection) inlined for speed.  A test
+    holds it to the stdlib's result."""
+    getrandbits = random.Random(seed).getrandbits
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        n = i + 1
+        k = _BIT_LENGTHS[n]
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
 
 
 class Game:
@@ -206,33 +106,44 @@ class Game:
         previous_winner: int | None = None,
         seed: int | str | None = None,
     ) -> None:
-        masks = [as_mask(hand) for hand in hands]
+        masks = [hand if type(hand) is int else as_mask(hand) for hand in hands]
         _check_hands(rules, masks)
-        if not first_game and (previous_winner is None or not 0 <= previous_winner < len(masks)):
+        players = len(masks)
+        if not first_game and (previous_winner is None or not 0 <= previous_winner < players):
             raise ValueError("a later game needs the seat of the previous winner")
         self.rules = rules
-        self.players = len(masks)
+        self.players = players
         self.first_game = first_game
         self.previous_winner = previous_winner if not first_game else None
         self.seed = seed
         self._dealt = tuple(masks)
-        self._hands = list(masks)
-        self._in_play = [True] * self.players
-        self._active = self.players  # seats still in play
-        self._played_any = [False] * self.players
+        self._hands = masks
+        self._next = _NEXT[players]
+        self._live = (1 << players) - 1  # bit set: seats still in play
+        self._played_bits = 0  # bit set: seats that have played a card
         self._top_places: list[int] = []
         self._bottom: list[int] = []  # bottom[0] takes the last place
         self._left: list[int] = []
         self._frozen: tuple[int, ...] = ()
         self._penalised: list[int] = []  # thối on going out (or stuck), mien-bac
-        self._passed_with_play: set[int] = set()
+        self._passed_with_play = 0  # bit set (iwin đền bài)
         self._chops: list[ChopEvent] = []
         self._actions: list[Action] = []
-        self._round = _Round()
+        # The round in progress.
+        self._round_number = 0
+        self._top: Combo | None = None
+        self._owner: int | None = None
+        self._top_was_last = False
+        self._passed = 0  # bit set: seats locked out of this round
+        self._chain_value = 0
         self._required = 0
         self._turn: int | None = None
         self._finished = False
         self._last_holder: int | None = None
+        # Rule switches read on every action.
+        self._trust_combos = not rules.follow_suit and rules.consecutive_pairs
+        self._forbid_two_finish = rules.finish_on_two is FinishOnTwo.FORBIDDEN
+        self._iwin_cong = rules.cong is CongRule.IWIN
         self.instant_win: InstantWin | None = find_instant_win(rules, masks, first_game=first_game)
         if self.instant_win is not None:
             self._finish_instant_win()
@@ -260,22 +171,29 @@ class Game:
         count = players if isinstance(players, int) else len(players)
         if not rules.players_ok(count):
             raise ValueError(f"{rules.name} is played by {rules.min_players} to {rules.max_players} players")
-        deck = list(range(52))
-        random.Random(seed).shuffle(deck)
+        deck = _shuffled_deck(seed)
+        dealt = 13 * count
         hands = [0] * count
-        order = deal_order(rules, count)
-        for position in range(13 * count):
-            hands[order[position % count]] |= 1 << deck[position]
+        bit = _BIT_OF
+        for position, seat in enumerate(deal_order(rules, count)):
+            mask = 0
+            for card in deck[position:dealt:count]:
+                mask |= bit[card]
+            hands[seat] = mask
         return cls(rules, hands, first_game=first_game, previous_winner=previous_winner, seed=seed)
 
     def _first_leader(self) -> int:
         if not self.first_game:
             assert self.previous_winner is not None
             return self.previous_winner
-        lowest = min(range(self.players), key=lambda seat: _lowest_bit(self._hands[seat]))
+        dealt = 0
+        for hand in self._hands:
+            dealt |= hand
+        lowest = dealt & -dealt
+        leader = next(seat for seat, hand in enumerate(self._hands) if hand & lowest)
         if self.rules.first_lead_must_include_lowest:
-            self._required = _lowest_bit(self._hands[lowest])
-        return lowest
+            self._required = lowest
+        return leader
 
     # -------------------------------------------------------------- read-only
     @property
@@ -286,16 +204,16 @@ class Game:
     @property
     def top(self) -> Combo | None:
         """The combination on top of the current round, or None when leading."""
-        return self._round.top
+        return self._top
 
     @property
     def top_owner(self) -> int | None:
         """Who played :attr:`top`."""
-        return self._round.owner
+        return self._owner
 
     @property
     def round_number(self) -> int:
-        return self._round.number
+        return self._round_number
 
     @property
     def hands(self) -> tuple[list[Card], ...]:
@@ -318,7 +236,7 @@ class Game:
     @property
     def passed(self) -> frozenset[int]:
         """Seats locked out of the current round."""
-        return frozenset(self._round.passed)
+        return _SEAT_SETS[self._passed]
 
     @property
     def required_card(self) -> Card | None:
@@ -348,7 +266,9 @@ class Game:
 
     def in_play(self, seat: int) -> bool:
         """Still holding cards and taking turns."""
-        return self._in_play[seat]
+        if not 0 <= seat < self.players:
+            raise IndexError("no such seat")
+        return bool(self._live >> seat & 1)
 
     @property
     def cong(self) -> tuple[int, ...]:
@@ -382,7 +302,9 @@ class Game:
         return played
 
     def has_played(self, seat: int) -> bool:
-        return self._played_any[seat]
+        if not 0 <= seat < self.players:
+            raise IndexError("no such seat")
+        return bool(self._played_bits >> seat & 1)
 
     @property
     def last_holder(self) -> int | None:
@@ -392,7 +314,7 @@ class Game:
     @property
     def passed_with_play(self) -> frozenset[int]:
         """Seats that passed (before ever playing) although they could have beaten (iwin đền bài)."""
-        return frozenset(self._passed_with_play)
+        return _SEAT_SETS[self._passed_with_play]
 
     # ------------------------------------------------------------ legal plays
     def legal_plays(self, seat: int) -> list[Combo]:
@@ -406,19 +328,15 @@ class Game:
         >>> game.legal_plays(1)
         []
         """
-        if self._finished or not self._in_play[seat]:
-            return []
-        if seat != self._turn:
-            return self._out_of_turn_chops(seat)
-        return legal_plays_on_turn(self.rules, self._hands[seat], self._round.top, self._required)
-
-    def _out_of_turn_chops(self, seat: int) -> list[Combo]:
-        round_ = self._round
-        top = round_.top
+        if seat == self._turn:
+            return legal_plays_on_turn(self.rules, self._hands[seat], self._top, self._required)
+        top = self._top
         if (
             top is None
+            or self._finished
+            or not self._live >> seat & 1
+            or seat == self._owner
             or not self.rules.four_pairs_out_of_turn
-            or seat == round_.owner
             or self._hands[seat].bit_count() < 8
         ):
             return []
@@ -435,6 +353,19 @@ class Game:
         A seat that is not on turn may play only an out-of-turn chop (4 đôi thông
         on a 2 or a bomb, where the rules allow it).
         """
+        if seat == self._turn and type(cards) is Combo and self._trust_combos:
+            # The common case, a listed play on turn: the same checks, in the same order, inline.
+            mask = cards[1]
+            if mask and not mask & ~self._hands[seat]:
+                top = self._top
+                if top is None:
+                    fits = not self._required or mask & self._required
+                elif cards[0] is top[0] and cards[3] == top[3]:
+                    fits = cards[2] > top[2]
+                else:
+                    fits = self.rules.can_beat(cards, top)
+                if fits and not (self._forbid_two_finish and finishes_on_two(self._hands[seat], cards)):
+                    return self._apply_play(seat, cards, _new(Action, ("play", seat, mask)), False)
         self._check_seat(seat)
         combo = self._combo_of(seat, cards)
         out_of_turn = seat != self._turn
@@ -442,26 +373,26 @@ class Game:
             self._check_out_of_turn(seat, combo)
         else:
             self._check_on_turn(combo)
-        if self.rules.finish_on_two is FinishOnTwo.FORBIDDEN and _finishes_on_two(self._hands[seat], combo):
+        if self._forbid_two_finish and finishes_on_two(self._hands[seat], combo):
             raise IllegalPlayError(
                 "you cannot go out with a 2 or a four of a kind", code="finish_on_two"
             )
-        return self._apply_play(seat, combo, Action("play", seat, combo[1]), out_of_turn)
+        return self._apply_play(seat, combo, _new(Action, ("play", seat, combo[1])), out_of_turn)
 
     def pass_turn(self, seat: int) -> Outcome:
         """Pass: ``seat`` is locked out until the round ends."""
-        self._check_seat(seat)
-        self._check_turn(seat)
-        if self._round.top is None:
+        if seat != self._turn or self._top is None:
+            self._check_seat(seat)
+            self._check_turn(seat)
             raise IllegalPlayError("you lead this round, so you cannot pass", code="lead_cannot_pass")
-        return self._apply_pass(seat, Action("pass", seat))
+        return self._apply_pass(seat, _PASSES[seat])
 
     def timeout(self, seat: int) -> Outcome:
         """``seat`` ran out of time: pass, or play its lowest single when leading."""
         self._check_seat(seat)
         self._check_turn(seat)
         action = Action("timeout", seat)
-        if self._round.top is not None:
+        if self._top is not None:
             return self._apply_pass(seat, action, timed_out=True)
         plays = self.legal_plays(seat)
         singles = [combo for combo in plays if combo[0] is SINGLE]
@@ -484,10 +415,10 @@ class Game:
             return Outcome(action, finished=True)
         if not was_turn:
             return Outcome(action)
-        if self._round.top is None:
+        if self._top is None:
             stuck = self._new_round(self._next_in_play(seat))
             return Outcome(action, round_over=True, leader=self._turn, stuck=stuck, finished=self._finished)
-        round_over, stuck = self._advance(after=seat)
+        round_over, stuck = self._advance(seat)
         return Outcome(action, round_over=round_over, leader=self._turn if round_over else None,
                        stuck=stuck, finished=self._finished)
 
@@ -509,13 +440,13 @@ class Game:
             raise IllegalPlayError("the game is over", code="game_over")
         if not 0 <= seat < self.players:
             raise IllegalPlayError("you are not seated in this game", code="not_seated")
-        if not self._in_play[seat]:
+        if not self._live >> seat & 1:
             raise IllegalPlayError("you are out of this game", code="already_out")
 
     def _check_turn(self, seat: int) -> None:
         if seat == self._turn:
             return
-        if seat in self._round.passed:
+        if self._passed >> seat & 1:
             raise IllegalPlayError("you passed and are locked out until the round ends", code="locked_out")
         raise IllegalPlayError("it is not your turn", code="not_your_turn", turn=self._turn)
 
@@ -531,12 +462,12 @@ class Game:
             raise IllegalPlayError(
                 f"you do not hold {format_cards(cards_of(missing))}", code="not_in_hand", cards=cards_of(missing)
             )
-        if isinstance(cards, Combo) and not (self.rules.follow_suit or not self.rules.consecutive_pairs):
+        if isinstance(cards, Combo) and self._trust_combos:
             return cards  # any combination is valid under rules this lenient
         return classify(mask, self.rules)
 
     def _check_on_turn(self, combo: Combo) -> None:
-        top = self._round.top
+        top = self._top
         if top is None:
             if self._required and not combo[1] & self._required:
                 card = self.required_card
@@ -548,12 +479,12 @@ class Game:
             )
 
     def _check_out_of_turn(self, seat: int, combo: Combo) -> None:
-        top = self._round.top
+        top = self._top
         allowed = (
             top is not None
             and self.rules.four_pairs_out_of_turn
             and combo.bomb is Bomb.FOUR_PAIRS
-            and seat != self._round.owner
+            and seat != self._owner
             and self.rules.can_beat(combo, top)
             and self.rules.is_chop(combo, top)
         )
@@ -562,26 +493,45 @@ class Game:
 
     # -------------------------------------------------------------- mutation
     def _apply_play(self, seat: int, combo: Combo, action: Action, out_of_turn: bool) -> Outcome:
-        round_ = self._round
-        chop = self._record_chop(seat, combo) if round_.top is not None else None
+        top = self._top
+        chop = None
+        if top is not None:
+            if combo[0] is FOUR_OF_A_KIND or combo[0] is CONSECUTIVE_PAIRS:
+                chop = self._record_chop(seat, combo, top)
+            else:
+                self._chain_value = 0
         hand = self._hands[seat] ^ combo[1]
         self._hands[seat] = hand
-        self._played_any[seat] = True
+        self._played_bits |= 1 << seat
         self._required = 0
-        round_.top, round_.owner, round_.top_was_last = combo, seat, hand == 0
-        round_.passed.discard(seat)
+        self._top = combo
+        self._owner = seat
+        self._top_was_last = hand == 0
+        passed = self._passed & ~(1 << seat)
+        self._passed = passed
         self._actions.append(action)
+        if hand == 0 or out_of_turn:
+            return self._after_special_play(seat, combo, action, chop, out_of_turn)
+        turn = self._next[16 * seat + (self._live & ~passed & ~(1 << seat))]
+        if turn != _NO_SEAT:
+            self._turn = turn
+            return _new(Outcome, (action, combo, chop, False, None, False, (), (), False, None, False, False))
+        stuck = self._new_round(seat)
+        return _new(Outcome, (action, combo, chop, False, None, False, (), stuck, True, self._turn, self._finished, False))
+
+    def _after_special_play(self, seat: int, combo: Combo, action: Action, chop: ChopEvent | None,
+                            out_of_turn: bool) -> Outcome:
+        """The rest of a play that emptied the hand or came out of turn."""
         went_out = None
         penalty = False
         frozen: tuple[int, ...] = ()
-        if hand == 0:
-            penalty = self.rules.finish_on_two is FinishOnTwo.PENALTY and _finishes_on_two(combo[1], combo)
+        if self._hands[seat] == 0:
+            penalty = self.rules.finish_on_two is FinishOnTwo.PENALTY and finishes_on_two(combo[1], combo)
             if penalty:
                 self._penalised.append(seat)
                 self._eliminate(seat)
             else:
-                self._in_play[seat] = False
-                self._active -= 1
+                self._live &= ~(1 << seat)
                 self._top_places.append(seat)
                 went_out = len(self._top_places) - 1
                 if went_out == 0 and self.rules.cong is not CongRule.NONE:
@@ -591,69 +541,81 @@ class Game:
         resume = None
         if out_of_turn and self.rules.out_of_turn_resume is OutOfTurnResume.INTERRUPTED_SEAT:
             resume = self._turn
-        round_over, stuck = self._advance(after=seat, resume=resume)
+        round_over, stuck = self._advance(seat, resume)
         return Outcome(action, combo, chop, out_of_turn, went_out, penalty, frozen, stuck, round_over,
                        self._turn if round_over else None, self._finished)
 
-    def _record_chop(self, seat: int, combo: Combo) -> ChopEvent | None:
-        round_ = self._round
-        top = round_.top
-        assert top is not None and round_.owner is not None
-        if not self.rules.is_chop(combo, top):
-            round_.chain_value = 0
+    def _record_chop(self, seat: int, combo: Combo, top: Combo) -> ChopEvent | None:
+        owner = self._owner
+        assert owner is not None
+        rules = self.rules
+        if not rules.is_chop(combo, top):
+            self._chain_value = 0
             return None
-        value = self.rules.chop_value(top)
-        round_.chain_value += value
+        value = rules.chop_value(top)
+        self._chain_value += value
         event = ChopEvent(
-            round=round_.number,
+            round=self._round_number,
             chopper=seat,
-            chopped=round_.owner,
+            chopped=owner,
             bomb=combo,
             target=top,
             value=value,
-            chain_value=round_.chain_value,
-            chopped_went_out=round_.top_was_last,
+            chain_value=self._chain_value,
+            chopped_went_out=self._top_was_last,
         )
         self._chops.append(event)
         return event
 
     def _apply_pass(self, seat: int, action: Action, *, timed_out: bool = False) -> Outcome:
-        if self.rules.cong is CongRule.IWIN and not self._played_any[seat] and self.legal_plays(seat):
-            self._passed_with_play.add(seat)
-        self._round.passed.add(seat)
+        if self._iwin_cong and not self._played_bits >> seat & 1 and self.legal_plays(seat):
+            self._passed_with_play |= 1 << seat
+        passed = self._passed | (1 << seat)
+        self._passed = passed
         self._actions.append(action)
-        round_over, stuck = self._advance(after=seat)
-        return Outcome(action, stuck=stuck, round_over=round_over, leader=self._turn if round_over else None,
-                       finished=self._finished, timed_out_pass=timed_out)
+        owner = self._owner
+        assert owner is not None
+        turn = self._next[16 * seat + (self._live & ~passed & ~(1 << owner))]
+        if turn != _NO_SEAT:
+            self._turn = turn
+            if timed_out:
+                return Outcome(action, timed_out_pass=True)
+            return _QUIET_PASSES[seat] if action is _PASSES[seat] else Outcome(action)
+        stuck = self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))
+        return Outcome(action, stuck=stuck, round_over=True, leader=self._turn, finished=self._finished,
+                       timed_out_pass=timed_out)
 
-    def _advance(self, *, after: int, resume: int | None = None) -> tuple[bool, tuple[int, ...]]:
+    def _advance(self, after: int, resume: int | None = None) -> tuple[bool, tuple[int, ...]]:
         """Give the turn to the next seat that may still beat the top, or end
         the round.  Returns (round over, seats found stuck)."""
-        round_ = self._round
-        owner = round_.owner
-        passed = round_.passed
-        in_play = self._in_play
-        if resume is not None and in_play[resume] and resume not in passed and resume != owner:
+        owner = self._owner
+        assert owner is not None
+        open_seats = self._live & ~self._passed & ~(1 << owner)
+        if resume is not None and open_seats >> resume & 1:
             self._turn = resume
             return False, ()
-        count = self.players
-        for step in range(1, count + 1):
-            candidate = (after + step) % count
-            if in_play[candidate] and candidate not in passed and candidate != owner:
-                self._turn = candidate
-                return False, ()
-        assert owner is not None
-        leader = owner if in_play[owner] else self._next_in_play(owner)
+        turn = self._next[16 * after + open_seats]
+        if turn != _NO_SEAT:
+            self._turn = turn
+            return False, ()
+        leader = owner if self._live >> owner & 1 else self._next_in_play(owner)
         return True, self._new_round(leader)
 
     def _new_round(self, leader: int) -> tuple[int, ...]:
         """Start a round led by ``leader``; returns seats found stuck (mien-bac)."""
-        self._round = _Round(number=self._round.number + 1)
+        self._round_number += 1
+        self._top = None
+        self._owner = None
+        self._top_was_last = False
+        self._passed = 0
+        self._chain_value = 0
         self._turn = leader
+        if not self._forbid_two_finish:
+            return ()
         stuck: list[int] = []
         # With going out on a 2 forbidden, a leader holding only 2s / a four of a
         # kind can never play: that hand is thối and ranked last.
-        while self.rules.finish_on_two is FinishOnTwo.FORBIDDEN and not self.legal_plays(self._turn):
+        while not self.legal_plays(self._turn):
             seat = self._turn
             stuck.append(seat)
             self._penalised.append(seat)
@@ -665,14 +627,14 @@ class Game:
 
     def _eliminate(self, seat: int) -> None:
         """Take ``seat`` out of play at the lowest free place."""
-        self._in_play[seat] = False
-        self._active -= 1
+        self._live &= ~(1 << seat)
         self._bottom.append(seat)
-        self._round.passed.discard(seat)
+        self._passed &= ~(1 << seat)
 
     def _freeze(self, winner: int) -> tuple[int, ...]:
         frozen = tuple(
-            seat for seat in _seats_after(winner, self.players) if self._in_play[seat] and not self._played_any[seat]
+            seat for seat in _seats_after(winner, self.players)
+            if self._live >> seat & 1 and not self._played_bits >> seat & 1
         )
         # The nearest after the winner keeps the highest of the last places.
         for seat in reversed(frozen):
@@ -681,13 +643,12 @@ class Game:
         return frozen
 
     def _check_end(self) -> bool:
-        if self._active > 1:
+        live = self._live
+        if live & (live - 1):  # two seats or more still in play
             return False
-        remaining = [seat for seat in range(self.players) if self._in_play[seat]]
-        if remaining:
-            self._last_holder = remaining[0]
-            self._in_play[remaining[0]] = False
-            self._active = 0
+        if live:
+            self._last_holder = live.bit_length() - 1
+            self._live = 0
         self._finished = True
         self._turn = None
         return True
@@ -696,16 +657,15 @@ class Game:
         assert self.instant_win is not None
         winner = self.instant_win.seat
         self._top_places = [winner] + [seat for seat in _seats_after(winner, self.players) if seat != winner]
-        self._in_play = [False] * self.players
-        self._active = 0
+        self._live = 0
         self._finished = True
         self._turn = None
 
     def _next_in_play(self, seat: int) -> int:
-        for candidate in _seats_after(seat, self.players):
-            if self._in_play[candidate]:
-                return candidate
-        raise AssertionError("no seat left in play")
+        turn = self._next[16 * seat + (self._live & ~(1 << seat))]
+        if turn == _NO_SEAT:
+            raise AssertionError("no seat left in play")
+        return turn
 
     def _required_holder(self) -> int | None:
         if not self._required:
@@ -715,7 +675,7 @@ class Game:
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know now (for AI players)."""
         played = tuple(dealt & ~now for dealt, now in zip(self._dealt, self._hands))
-        round_ = self._round
+        players = range(self.players)
         return SeatView(
             rules=self.rules,
             seat=seat,
@@ -723,21 +683,21 @@ class Game:
             hand=self._hands[seat],
             counts=tuple(mask.bit_count() if seat_ not in self._left else 0 for seat_, mask in enumerate(self._hands)),
             played=played,
-            top=round_.top,
-            top_owner=round_.owner,
+            top=self._top,
+            top_owner=self._owner,
             turn=self._turn,
-            passed=frozenset(round_.passed),
-            in_play=tuple(self._in_play),
+            passed=_SEAT_SETS[self._passed],
+            in_play=tuple(bool(self._live >> seat_ & 1) for seat_ in players),
             places=tuple(self.places),
             left=tuple(self._left),
-            has_played=tuple(self._played_any),
+            has_played=tuple(bool(self._played_bits >> seat_ & 1) for seat_ in players),
             first_game=self.first_game,
             previous_winner=self.previous_winner,
             required=self._required,
             actions=tuple(self._actions),
             legal_plays=tuple(self.legal_plays(seat)),
-            round_number=round_.number,
-            chain_value=round_.chain_value,
+            round_number=self._round_number,
+            chain_value=self._chain_value,
         )
 
     # ----------------------------------------------------------------- money
@@ -745,8 +705,6 @@ class Game:
         """Every payment of the finished game, pairwise, in bet units."""
         if not self._finished:
             raise IllegalPlayError("the game is not over yet", code="not_finished")
-        from tienlen.settlement import game_payments
-
         return game_payments(self)
 
     def settlement(self) -> dict[int, int]:
@@ -763,8 +721,6 @@ class Game:
         the winner, or (iwin) the player who had to "đền bài"."""
         if not self._finished:
             return None
-        from tienlen.settlement import cong_culprit
-
         culprit = cong_culprit(self)
         return culprit if culprit is not None else self.places[0]
 
@@ -814,22 +770,25 @@ class Game:
         return game
 
     def copy(self) -> "Game":
-        """An independent copy (for search)."""
+        """An independent copy (for search): the state is integers, tuples and a
+        few short lists, so this is one dictionary copy and seven list copies.
+
+        >>> game = Game.deal(RULESETS["mien-nam"], 4, seed=5)
+        >>> twin = game.copy()
+        >>> _ = twin.play(twin.turn, twin.legal_plays(twin.turn)[0])
+        >>> len(game.actions), len(twin.actions)
+        (0, 1)
+        """
         other = object.__new__(Game)
-        other.__dict__.update(self.__dict__)
-        other._hands = list(self._hands)
-        other._in_play = list(self._in_play)
-        other._played_any = list(self._played_any)
-        other._top_places = list(self._top_places)
-        other._bottom = list(self._bottom)
-        other._left = list(self._left)
-        other._penalised = list(self._penalised)
-        other._passed_with_play = set(self._passed_with_play)
-        other._chops = list(self._chops)
-        other._actions = list(self._actions)
-        round_ = self._round
-        other._round = _Round(round_.number, round_.top, round_.owner, round_.top_was_last,
-                              set(round_.passed), round_.chain_value)
+        state = self.__dict__.copy()
+        state["_hands"] = self._hands[:]
+        state["_top_places"] = self._top_places[:]
+        state["_bottom"] = self._bottom[:]
+        state["_left"] = self._left[:]
+        state["_penalised"] = self._penalised[:]
+        state["_chops"] = self._chops[:]
+        state["_actions"] = self._actions[:]
+        other.__dict__ = state
         return other
 
     def __repr__(self) -> str:
@@ -838,45 +797,11 @@ class Game:
 
 
 # --------------------------------------------------------------------- helpers
-def legal_plays_on_turn(rules: RuleSet, hand: int, top: Combo | None, required: int = 0) -> list[Combo]:
-    """What a seat holding ``hand`` (a mask) may play on its turn, with ``top``
-    on the table (None: leading; ``required``: mask of a card the lead must
-    contain).  :meth:`Game.legal_plays` uses it; AI players use it to reason
-    about hands they imagine for the others.
-
-    >>> from tienlen.cards import mask_of, parse_cards
-    >>> south = RULESETS["mien-nam"]
-    >>> [str(c) for c in legal_plays_on_turn(south, mask_of(parse_cards("4S 9H 2C")), classify("8D", south))]
-    ['9♥', '2♣']
-    """
-    if top is None:
-        plays = all_combos(hand, rules)
-        if required:
-            plays = [combo for combo in plays if combo[1] & required]
-    else:
-        plays = beating_combos(hand, top, rules)
-    if rules.finish_on_two is FinishOnTwo.FORBIDDEN:
-        plays = [combo for combo in plays if not _finishes_on_two(hand, combo)]
-    return plays
-
-
-def _finishes_on_two(hand: int, combo: Combo) -> bool:
-    """Whether ``combo`` would be the hand's last cards and holds a 2 or is a four of a kind."""
-    return combo[1] == hand and (bool(combo[1] & TWOS_MASK) or combo[0] is FOUR_OF_A_KIND)
-
-
-def deal_order(rules: RuleSet, players: int) -> list[int]:
-    """Seats in dealing order: the seat after the dealer first, the dealer last."""
-    dealer = rules.dealer_seat % players
-    return [(dealer + step) % players for step in range(1, players + 1)]
+_finishes_on_two = finishes_on_two  # the name Game used before the generator had its own module
 
 
 def _seats_after(seat: int, players: int) -> list[int]:
     return [(seat + step) % players for step in range(1, players)]
-
-
-def _lowest_bit(mask: int) -> int:
-    return mask & -mask if mask else 1 << 60
 
 
 def _check_hands(rules: RuleSet, masks: list[int]) -> None:
@@ -891,5 +816,3 @@ def _check_hands(rules: RuleSet, masks: list[int]) -> None:
         if seen & mask:
             raise ValueError(f"a card is dealt twice: {format_cards(cards_of(seen & mask), ascii=True)}")
         seen |= mask
-
-

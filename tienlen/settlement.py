@@ -12,18 +12,17 @@ from itertools import groupby
 from typing import TYPE_CHECKING
 
 from tienlen.holdings import held_value
+from tienlen.records import Payment, PaymentReason
 from tienlen.rules import CongRule, LeftoverRule
 
 if TYPE_CHECKING:
-    from tienlen.game import Game, Payment
+    from tienlen.game import Game
 
 __all__ = ["game_payments", "cong_culprit"]
 
 
-def game_payments(game: "Game") -> list["Payment"]:
+def game_payments(game: "Game") -> list[Payment]:
     """Every payment of ``game``: instant win, or places + chops + cóng + thối + leaving."""
-    from tienlen.game import Payment, PaymentReason
-
     rules = game.rules
     if game.instant_win is not None:
         winner = game.instant_win.seat
@@ -42,10 +41,8 @@ def game_payments(game: "Game") -> list["Payment"]:
     return [payment for payment in payments if payment.units > 0]
 
 
-def _place_payments(game: "Game") -> list["Payment"]:
+def _place_payments(game: "Game") -> list[Payment]:
     """Place money; a frozen or thối player's line is replaced by what they pay instead."""
-    from tienlen.game import Payment, PaymentReason
-
     places = game.places
     replaced = set(game.cong) | set(game.penalised)
     out = []
@@ -57,9 +54,7 @@ def _place_payments(game: "Game") -> list["Payment"]:
     return out
 
 
-def _cong_payments(game: "Game") -> list["Payment"]:
-    from tienlen.game import Payment, PaymentReason
-
+def _cong_payments(game: "Game") -> list[Payment]:
     frozen = game.cong
     if not frozen:
         return []
@@ -89,10 +84,8 @@ def cong_culprit(game: "Game") -> int | None:
     return culprits[0] if culprits else None
 
 
-def _chop_payments(game: "Game") -> list["Payment"]:
+def _chop_payments(game: "Game") -> list[Payment]:
     """Each chain of chops: the last chopped player pays the whole chain to the last chopper."""
-    from tienlen.game import Payment, PaymentReason
-
     if not game.rules.chop_money:
         return []
     out = []
@@ -104,11 +97,9 @@ def _chop_payments(game: "Game") -> list["Payment"]:
     return out
 
 
-def _leftover_payments(game: "Game") -> list["Payment"]:
+def _leftover_payments(game: "Game") -> list[Payment]:
     """Thối / úng: the player left holding cards pays for their 2s and bombs
     to the player placed just above them (iwin: 3rd collects from 4th)."""
-    from tienlen.game import Payment, PaymentReason
-
     rules = game.rules
     holder = game.last_holder
     if rules.leftover is LeftoverRule.NONE or holder is None or game.cong:
@@ -124,10 +115,8 @@ def _leftover_payments(game: "Game") -> list["Payment"]:
     return [Payment(holder, places[position - 1], value, PaymentReason.LEFTOVER)]
 
 
-def _penalty_payments(game: "Game", payers, units: int, reason) -> list["Payment"]:
+def _penalty_payments(game: "Game", payers, units: int, reason) -> list[Payment]:
     """Each of ``payers`` pays ``units`` to every other seat still at the table."""
-    from tienlen.game import Payment
-
     if units <= 0:
         return []
     left = set(game.left)
