@@ -15,23 +15,42 @@ Each human seat gets one ledger entry, key ``game:{game_id}:seat:{n}``, and
 the game row is marked settled in the same transaction; a second call (even
 a concurrent one) finds the game settled and returns the stored result with
 ``replayed=True``.
+
+Settlements are the data layer's hot path, so a settlement is five SQL
+statements on a Core connection (no ORM session), each built once: lock the
+game row, lock the accounts (in user-id order on PostgreSQL, so overlapping
+settlements cannot deadlock), apply every seat in ONE ``UPDATE ... RETURNING``,
+insert the ledger rows in one statement, mark the game settled.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, Integer, Row, bindparam, cast, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import (
+    BigInteger,
+    Float,
+    Integer,
+    Row,
+    Select,
+    Update,
+    bindparam,
+    case,
+    cast,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import ledger
-from db._sql import core
 from db.coltypes import utcnow
 from db.database import Database
-from db.errors import GameClosed, GameNotFound, InvalidAmount, InvalidGame
+from db.errors import GameClosed, GameNotFound, InvalidAmount, InvalidGame, UnknownAccount
 from db.games import human_seats
 from db.models import AccountRow, GameRow, LedgerRow
 from db.records import (
@@ -172,18 +191,18 @@ async def settle_game(
     InvalidGame (malformed input); on any error nothing is written.
     """
     _check_inputs(payments, results, bet, rake_percent)
-    async with db.write() as session:
-        game = await _lock_game(session, game_id)
+    async with db.write_connection() as connection:
+        game = await _lock_game(connection, game_id)
         if game.settled_at is not None:
-            return await _replayed(session, game)
+            return await _replayed(connection, game)
         if game.status == GameStatus.ABORTED.value:
             raise GameClosed(f"game {game_id} was aborted; it cannot be settled")
         humans = human_seats(game.seats)
         _check_against_game(payments, results, len(game.seats), humans)
-        balances = await ledger.lock_balances(session, game.guild_id, humans.values())
+        balances = await _lock_balances(connection, game.guild_id, humans.values())
         chips = _chips_by_seat(payments, humans, balances, bet, rake_percent)
-        lines = await _apply_lines(session, game, humans, chips, results)
-        await _mark_settled(session, game, lines, results, bet, rake_percent)
+        lines = await _apply_lines(connection, game, humans, chips, results)
+        await _mark_settled(connection, game, lines, results, bet, rake_percent)
     return Settlement(game_id, lines, replayed=False)
 
 
@@ -208,24 +227,29 @@ def _chips_by_seat(
 
 
 async def _apply_lines(
-    session: AsyncSession,
+    connection: AsyncConnection,
     game: Row[Any],
     humans: Mapping[int, int],
     chips: Mapping[int, _SeatChips],
     results: Mapping[int, SeatResult],
 ) -> dict[int, SettlementLine]:
     """Move every human seat's chips and write their ledger entries."""
-    now = utcnow()
-    lines: dict[int, SettlementLine] = {}
-    for seat in sorted(humans):
-        figures = chips[seat]
-        net = figures.gross - figures.rake
-        balance_after = await _apply_line(session, game.guild_id, humans[seat], net, results[seat])
-        lines[seat] = SettlementLine(
-            humans[seat], figures.gross, figures.rake, net, balance_after, figures.owed
+    nets = {seat: chips[seat].gross - chips[seat].rake for seat in humans}
+    after = await _apply_seats(connection, game.guild_id, humans, nets, results)
+    lines = {
+        seat: SettlementLine(
+            humans[seat],
+            chips[seat].gross,
+            chips[seat].rake,
+            nets[seat],
+            after[humans[seat]],
+            chips[seat].owed,
         )
-    await ledger.append_many(
-        session, [_ledger_entry(game, seat, line, now) for seat, line in lines.items()]
+        for seat in sorted(humans)
+    }
+    now = utcnow()
+    await connection.execute(
+        _INSERT_LEDGER, [_ledger_entry(game, seat, line, now) for seat, line in lines.items()]
     )
     return lines
 
@@ -242,65 +266,127 @@ _GAME_COLUMNS = (
     GameRow.settlement,
 )
 
+# Statements are built once (per seat count): settlements are the hot path,
+# and building a statement costs about as much as executing it.
 
-async def _lock_game(session: AsyncSession, game_id: int) -> Row[Any]:
-    # NO KEY UPDATE: still lets action inserts (FK share locks) through.
-    found = await core(
-        session,
-        select(*_GAME_COLUMNS).where(GameRow.id == game_id).with_for_update(key_share=True),
-    )
-    game = found.first()
+# NO KEY UPDATE: still lets action inserts (FK share locks) through.
+_LOCK_GAME = (
+    select(*_GAME_COLUMNS)
+    .where(GameRow.id == bindparam("p_game", type_=BigInteger))
+    .with_for_update(key_share=True)
+)
+
+_INSERT_LEDGER = insert(LedgerRow)
+
+
+async def _lock_game(connection: AsyncConnection, game_id: int) -> Row[Any]:
+    game = (await connection.execute(_LOCK_GAME, {"p_game": game_id})).first()
     if game is None:
         raise GameNotFound(game_id)
     return game
 
 
-# Built once: settlements are the hot path, and rebuilding this statement
-# costs more than executing it.
-_APPLY_LINE = (
-    update(AccountRow)
-    .where(
-        AccountRow.guild_id == bindparam("p_guild", type_=BigInteger),
-        AccountRow.user_id == bindparam("p_user", type_=BigInteger),
+@functools.cache
+def _lock_balances_statement(count: int) -> Select[Any]:
+    users = [bindparam(f"p_user_{n}", type_=BigInteger) for n in range(count)]
+    return (
+        select(AccountRow.user_id, AccountRow.balance)
+        .where(
+            AccountRow.guild_id == bindparam("p_guild", type_=BigInteger),
+            AccountRow.user_id.in_(users),
+        )
+        .order_by(AccountRow.user_id)
+        .with_for_update(key_share=True)
     )
-    .values(
-        balance=AccountRow.balance + bindparam("p_net", type_=BigInteger),
-        games_played=AccountRow.games_played + 1,
-        firsts=AccountRow.firsts + bindparam("p_first", type_=Integer),
-        wins=AccountRow.wins + bindparam("p_won", type_=Integer),
-        win_rate=cast(AccountRow.wins + bindparam("p_won", type_=Integer), Float)
-        / (AccountRow.games_played + 1),
-        chips_won=AccountRow.chips_won + bindparam("p_gain", type_=BigInteger),
-        chips_lost=AccountRow.chips_lost + bindparam("p_loss", type_=BigInteger),
-        chops_made=AccountRow.chops_made + bindparam("p_chops_made", type_=Integer),
-        chops_suffered=AccountRow.chops_suffered + bindparam("p_chops_suffered", type_=Integer),
-    )
-    .returning(AccountRow.balance)
+
+
+async def _lock_balances(
+    connection: AsyncConnection, guild_id: int, user_ids: Any
+) -> dict[int, int]:
+    """Lock the accounts' rows (user-id order) and return their balances, as
+    :func:`db.ledger.lock_balances` does; raises UnknownAccount."""
+    wanted = sorted(set(user_ids))
+    parameters: dict[str, int] = {"p_guild": guild_id}
+    parameters.update({f"p_user_{n}": user_id for n, user_id in enumerate(wanted)})
+    rows = await connection.execute(_lock_balances_statement(len(wanted)), parameters)
+    balances = {user_id: balance for user_id, balance in rows}
+    for user_id in wanted:
+        if user_id not in balances:
+            raise UnknownAccount(guild_id, user_id)
+    return balances
+
+
+# Per seat: the account column and the delta's parameter prefix and type.
+_SEAT_DELTAS = (
+    ("balance", "net", BigInteger),
+    ("firsts", "first", Integer),
+    ("wins", "won", Integer),
+    ("chips_won", "gain", BigInteger),
+    ("chips_lost", "loss", BigInteger),
+    ("chops_made", "chops_made", Integer),
+    ("chops_suffered", "chops_suffered", Integer),
 )
 
 
-async def _apply_line(
-    session: AsyncSession, guild_id: int, user_id: int, net: int, result: SeatResult
-) -> int:
-    """Apply one seat's chips and stats; returns its balance after."""
-    updated = await core(
-        session,
-        _APPLY_LINE,
-        {
-            "p_guild": guild_id,
-            "p_user": user_id,
-            "p_net": net,
-            "p_first": int(result.place == 0),
-            "p_won": int(result.won),
-            "p_gain": max(net, 0),
-            "p_loss": max(-net, 0),
-            "p_chops_made": result.chops_made,
-            "p_chops_suffered": result.chops_suffered,
-        },
+@functools.cache
+def _apply_seats_statement(count: int) -> Update:
+    """One UPDATE for ``count`` accounts: each column gets its seat's delta
+    through ``CASE user_id WHEN ... THEN ...``, RETURNING the new balances.
+
+    (Portable: PostgreSQL and SQLite >= 3.35 both run it; the rows are
+    already locked, in user-id order, by the balance SELECT.)
+    """
+    users = [bindparam(f"p_user_{n}", type_=BigInteger) for n in range(count)]
+
+    def delta(prefix: str, type_: Any) -> Any:
+        whens = [(users[n], bindparam(f"p_{prefix}_{n}", type_=type_)) for n in range(count)]
+        return case(*whens, value=AccountRow.user_id)
+
+    table = AccountRow.__table__.c
+    changes: dict[str, Any] = {
+        column: table[column] + delta(prefix, type_) for column, prefix, type_ in _SEAT_DELTAS
+    }
+    changes["games_played"] = table.games_played + 1
+    changes["win_rate"] = cast(table.wins + delta("won", Integer), Float) / (table.games_played + 1)
+    return (
+        update(AccountRow)
+        .where(
+            AccountRow.guild_id == bindparam("p_guild", type_=BigInteger),
+            AccountRow.user_id.in_(users),
+        )
+        .values(changes)
+        .returning(AccountRow.user_id, AccountRow.balance)
     )
-    balance_after: int | None = updated.scalar()
-    assert balance_after is not None, "the account row is locked"
-    return balance_after
+
+
+async def _apply_seats(
+    connection: AsyncConnection,
+    guild_id: int,
+    humans: Mapping[int, int],
+    nets: Mapping[int, int],
+    results: Mapping[int, SeatResult],
+) -> dict[int, int]:
+    """Apply every human seat's chips and stats in one statement; the balance
+    after, by user id."""
+    parameters: dict[str, int] = {"p_guild": guild_id}
+    for n, seat in enumerate(sorted(humans)):
+        net, result = nets[seat], results[seat]
+        parameters.update(
+            {
+                f"p_user_{n}": humans[seat],
+                f"p_net_{n}": net,
+                f"p_first_{n}": int(result.place == 0),
+                f"p_won_{n}": int(result.won),
+                f"p_gain_{n}": max(net, 0),
+                f"p_loss_{n}": max(-net, 0),
+                f"p_chops_made_{n}": result.chops_made,
+                f"p_chops_suffered_{n}": result.chops_suffered,
+            }
+        )
+    updated = await connection.execute(_apply_seats_statement(len(humans)), parameters)
+    after = {user_id: balance for user_id, balance in updated}
+    assert len(after) == len(humans), "every account row is locked"
+    return after
 
 
 def _ledger_entry(
@@ -319,15 +405,25 @@ def _ledger_entry(
     )
 
 
-async def _mark_settled(
-    session: AsyncSession,
-    game: Row[Any],
+_MARK_SETTLED = (
+    update(GameRow)
+    .where(GameRow.id == bindparam("p_game", type_=BigInteger))
+    .values(
+        settled_at=bindparam("p_now", type_=GameRow.settled_at.type),
+        status=GameStatus.FINISHED.value,
+        ended_at=bindparam("p_ended_at", type_=GameRow.ended_at.type),
+        settlement=bindparam("p_settlement", type_=GameRow.settlement.type),
+    )
+)
+
+
+def settlement_summary(
     lines: Mapping[int, SettlementLine],
     results: Mapping[int, SeatResult],
     bet: int,
     rake_percent: int,
-) -> None:
-    now = utcnow()
+) -> dict[str, Any]:
+    """What the game row keeps of a settlement (for /history and replays)."""
     seats: dict[str, dict[str, Any]] = {}
     for seat, result in results.items():
         summary: dict[str, Any] = {
@@ -340,25 +436,38 @@ async def _mark_settled(
         if line is not None:
             summary |= {"owed": line.owed, "gross": line.gross, "rake": line.rake, "net": line.net}
         seats[str(seat)] = summary
-    await core(
-        session,
-        update(GameRow)
-        .where(GameRow.id == game.id)
-        .values(
-            settled_at=now,
-            status=GameStatus.FINISHED.value,
-            ended_at=game.ended_at or now,
-            settlement={"bet": bet, "rake_percent": rake_percent, "seats": seats},
-        ),
+    return {"bet": bet, "rake_percent": rake_percent, "seats": seats}
+
+
+async def _mark_settled(
+    connection: AsyncConnection,
+    game: Row[Any],
+    lines: Mapping[int, SettlementLine],
+    results: Mapping[int, SeatResult],
+    bet: int,
+    rake_percent: int,
+) -> None:
+    now = utcnow()
+    await connection.execute(
+        _MARK_SETTLED,
+        {
+            "p_game": game.id,
+            "p_now": now,
+            "p_ended_at": game.ended_at or now,
+            "p_settlement": settlement_summary(lines, results, bet, rake_percent),
+        },
     )
 
 
-async def _replayed(session: AsyncSession, game: Row[Any]) -> Settlement:
+_LEDGER_OF_KEYS = select(
+    LedgerRow.idempotency_key, LedgerRow.user_id, LedgerRow.amount, LedgerRow.balance_after
+).where(LedgerRow.idempotency_key.in_(bindparam("p_keys", expanding=True)))
+
+
+async def _replayed(connection: AsyncConnection, game: Row[Any]) -> Settlement:
     humans = human_seats(game.seats)
     keys = {settlement_key(game.id, seat): seat for seat in humans}
-    entries = await session.scalars(
-        select(LedgerRow).where(LedgerRow.idempotency_key.in_(list(keys)))
-    )
+    entries = await connection.execute(_LEDGER_OF_KEYS, {"p_keys": list(keys)})
     per_seat = (game.settlement or {}).get("seats", {})
     lines = {}
     for entry in entries:

@@ -156,29 +156,31 @@ async def test_interrupted_settlement_leaves_no_trace(
 ) -> None:
     await make_accounts(1, 2, 3, 4)
     game_id = await make_game([human(1), human(2), human(3), human(4)], bet=10)
-    real_apply_line = settlement_module._apply_line
+    real_apply_seats = settlement_module._apply_seats
     calls = 0
 
-    async def crash_on_third_seat(*args, **kwargs):
+    async def crash_once_the_accounts_moved(*args, **kwargs):
+        # Every seat's balance and stats have changed inside the transaction
+        # (one UPDATE for all seats); the ledger lines are not written yet.
         nonlocal calls
         calls += 1
-        if calls == 3:
-            raise RuntimeError("power cut")
-        return await real_apply_line(*args, **kwargs)
+        after = await real_apply_seats(*args, **kwargs)
+        assert sorted(after.values()) == [980, 1000, 1000, 1020]
+        raise RuntimeError("power cut")
 
-    monkeypatch.setattr(settlement_module, "_apply_line", crash_on_third_seat)
+    monkeypatch.setattr(settlement_module, "_apply_seats", crash_once_the_accounts_moved)
     with pytest.raises(RuntimeError, match="power cut"):
         await dblayer.settle_game(
             db, game_id, payments=[pay(3, 0, 2)], results=FOUR_RESULTS, bet=10
         )
-    assert calls == 3
+    assert calls == 1
     assert await balances(db, 1, 2, 3, 4) == [START] * 4
     assert await game_entries(db, game_id) == []
     assert (await dblayer.get_account(db, GUILD, 1)).games_played == 0
     game = await dblayer.load_game(db, game_id)
     assert game.settled_at is None and game.status is GameStatus.RUNNING
 
-    monkeypatch.setattr(settlement_module, "_apply_line", real_apply_line)
+    monkeypatch.setattr(settlement_module, "_apply_seats", real_apply_seats)
     result = await dblayer.settle_game(
         db, game_id, payments=[pay(3, 0, 2)], results=FOUR_RESULTS, bet=10
     )
