@@ -7,18 +7,32 @@ SQLAlchemy's documentation recommends, so that write units of work take the
 database lock at ``BEGIN IMMEDIATE``: concurrent writers then queue on
 ``busy_timeout`` instead of failing with "database is locked" half-way
 through, and no write is ever based on a stale read.
+
+SQLite statements go through a leaner adapter of aiosqlite than
+SQLAlchemy's own (see :class:`_OneHopAiosqlite`): aiosqlite runs every call
+in its own thread, and SQLAlchemy's cursor makes three or four such calls per
+statement (open a cursor, execute, fetch, close) where one does.
 """
 
 from __future__ import annotations
 
+import collections
+import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import aiosqlite
 from sqlalchemy import event
+from sqlalchemy.dialects.sqlite.aiosqlite import (
+    AsyncAdapt_aiosqlite_connection,
+    AsyncAdapt_aiosqlite_cursor,
+    AsyncAdapt_aiosqlite_dbapi,
+)
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
+from sqlalchemy.util import await_
 
 DEFAULT_URL = "sqlite+aiosqlite:///tienlen.db"
 
@@ -56,7 +70,7 @@ def create_engine_for(
         options["poolclass"] = NullPool
     if is_sqlite(url):
         args = {"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, **(connect_args or {})}
-        engine = create_async_engine(url, connect_args=args, **options)
+        engine = create_async_engine(url, connect_args=args, module=_ONE_HOP_AIOSQLITE, **options)
         _install_sqlite_hooks(engine.sync_engine, foreign_keys=foreign_keys)
         return engine
     # A long-running bot outlives server restarts and idle-connection reaping.
@@ -85,7 +99,13 @@ def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
 
     def on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(SQLITE_BEGIN_OPTION, "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        # Straight on the DBAPI cursor: BEGIN needs none of a statement's
+        # compilation, events or result handling.
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(f"BEGIN {mode}")
+        finally:
+            cursor.close()
 
     event.listen(engine, "connect", on_connect)
     event.listen(engine, "begin", on_begin)
@@ -107,3 +127,112 @@ def _enable_wal(cursor: Any) -> None:
             if "locked" not in str(error) or time.monotonic() > deadline:
                 raise
             time.sleep(_WAL_SWITCH_RETRY_PAUSE)
+
+
+# ------------------------------------------------ one thread hop per statement
+
+
+def _run_statement(
+    connection: sqlite3.Connection, operation: str, parameters: Any, many: bool
+) -> tuple[Any, int, int | None, list[Any] | None]:
+    """In aiosqlite's thread: execute, fetch every row, close; the results."""
+    cursor = connection.cursor()
+    try:
+        if many:
+            cursor.executemany(operation, parameters)
+        elif parameters is None:
+            cursor.execute(operation)
+        else:
+            cursor.execute(operation, parameters)
+        description = cursor.description
+        rows = cursor.fetchall() if description else None
+        return description, cursor.rowcount, cursor.lastrowid, rows
+    finally:
+        cursor.close()
+
+
+class _OneHopCursor(AsyncAdapt_aiosqlite_cursor):
+    """SQLAlchemy's aiosqlite cursor, minus three of its four thread hops.
+
+    SQLAlchemy's adapter opens an aiosqlite cursor, executes, fetches the rows
+    and closes the cursor, each a round trip to aiosqlite's thread (queue,
+    thread switch, call_soon_threadsafe).  This one does all of it in one
+    trip; the rows are buffered exactly as SQLAlchemy's (non server-side)
+    cursor buffers them.  Server-side cursors keep SQLAlchemy's own class.
+    """
+
+    __slots__ = ("_description", "_rowcount", "_lastrowid")
+
+    def __init__(self, adapt_connection: AsyncAdapt_aiosqlite_connection) -> None:
+        self._adapt_connection = adapt_connection
+        self._connection = adapt_connection._connection
+        self._cursor = None  # type: ignore[assignment]
+        self._soft_closed_memoized = {}
+        self._rows = collections.deque()
+        self._description: Any = None
+        self._rowcount = -1
+        self._lastrowid: int | None = None
+
+    @property
+    def description(self) -> Any:
+        return self._description
+
+    @property
+    def rowcount(self) -> int:
+        return self._rowcount
+
+    @property
+    def lastrowid(self) -> int:
+        return self._lastrowid  # type: ignore[return-value]
+
+    async def _async_soft_close(self) -> None:
+        pass  # nothing is open between statements
+
+    def close(self) -> None:
+        self._rows.clear()
+
+    async def _run(self, operation: Any, parameters: Any, many: bool) -> None:
+        connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
+        async with self._adapt_connection._execute_mutex:
+            description, rowcount, lastrowid, rows = await connection._execute(
+                _run_statement, connection._conn, operation, parameters, many
+            )
+        self._description, self._rowcount, self._lastrowid = description, rowcount, lastrowid
+        self._rows = collections.deque(rows or ())
+
+    async def _execute_async(self, operation: Any, parameters: Any) -> Any:
+        await self._run(operation, parameters, many=False)
+
+    async def _executemany_async(self, operation: Any, seq_of_parameters: Sequence[Any]) -> Any:
+        await self._run(operation, seq_of_parameters, many=True)
+
+    def setinputsizes(self, *inputsizes: Any) -> None:
+        pass
+
+
+class _OneHopConnection(AsyncAdapt_aiosqlite_connection):
+    __slots__ = ()
+    _cursor_cls = _OneHopCursor
+
+    def rollback(self) -> None:
+        # The pool rolls back every connection it gets back, most of them
+        # already committed: skip the thread hop when there is nothing to undo.
+        driver: aiosqlite.Connection = self._connection  # type: ignore[assignment]
+        if driver._connection is not None and not driver._connection.in_transaction:
+            return
+        super().rollback()
+
+
+class _OneHopAiosqlite(AsyncAdapt_aiosqlite_dbapi):
+    """The aiosqlite DBAPI module as SQLAlchemy adapts it, with
+    :class:`_OneHopCursor` for statements (``create_engine(module=...)``)."""
+
+    def connect(self, *arg: Any, **kw: Any) -> _OneHopConnection:
+        creator_fn = kw.pop("async_creator_fn", None)
+        connection = creator_fn(*arg, **kw) if creator_fn else self.aiosqlite.connect(*arg, **kw)
+        if not creator_fn:
+            connection._thread.daemon = True  # as SQLAlchemy does
+        return _OneHopConnection(self, await_(connection))
+
+
+_ONE_HOP_AIOSQLITE = _OneHopAiosqlite(aiosqlite, sqlite3)
