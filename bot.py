@@ -169,6 +169,8 @@ class TienLenBot(commands.AutoShardedBot):
         await fail(interaction, original)
 
     async def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.stopping()
         if self.manager is not None:
             await self.manager.close()
         await self.messenger.close()

@@ -132,6 +132,9 @@ class ClusterMember:
             except LostSlot as error:
                 log.error("lost %s", error)
                 self._lose()
+            except Exception:
+                log.exception("cluster heartbeat failed")
+                self._lose()
 
     def _lose(self) -> None:
         if self._lost:
@@ -198,8 +201,12 @@ class ClusterMember:
             log.exception("could not handle a forwarded interaction")
 
     # ------------------------------------------------------------ shutdown
+    def stopping(self) -> None:
+        """A clean stop has begun: the session ending now is not a lost slot."""
+        self._lost = True
+
     async def close(self) -> None:
-        self._lost = True  # a clean stop is not a loss worth reporting
+        self.stopping()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:

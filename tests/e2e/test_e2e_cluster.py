@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -96,9 +97,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def cluster_process(fake: Any, url: str) -> BotProcess:
-    process = BotProcess(fake, url, "--sync", CLUSTERS="2", SHARD_COUNT=str(SHARDS), DEV_GUILD_ID="",
-                         TIENLEN_TEST_SEED="11", LOG_LEVEL="INFO", METRICS_PORT=str(free_port()))
+def cluster_process(fake: Any, url: str, clusters: int = 2) -> BotProcess:
+    """A cluster member; its REST goes through DISCORD_API_BASE, as behind a rate-limit proxy."""
+    process = BotProcess(fake, url, "--sync", CLUSTERS=str(clusters), SHARD_COUNT=str(SHARDS), DEV_GUILD_ID="",
+                         TIENLEN_TEST_SEED="11", LOG_LEVEL="INFO", METRICS_PORT=str(free_port()),
+                         TIENLEN_TEST_API_BASE="", DISCORD_API_BASE=fake.api_base)
     process.metrics_url = f"http://127.0.0.1:{process.env['METRICS_PORT']}"
     return process
 
@@ -125,8 +128,9 @@ async def slot_holders(url: str) -> dict[int, int]:
     return {row["slot"]: int(row["holder"].rsplit(":", 1)[1]) for row in rows if row["holder"]}
 
 
-async def wait_for_slots(fake: Any, url: str, processes: list[BotProcess], timeout: float = 60.0) -> dict[int, BotProcess]:
-    """Until both slots are held by live processes and both shards are connected."""
+async def wait_for_slots(fake: Any, url: str, processes: list[BotProcess], timeout: float = 60.0,
+                         slots: int = 2) -> dict[int, BotProcess]:
+    """Until every slot is held by a live process and both shards are connected."""
     by_pid = {process.pid: process for process in processes}
 
     async def ready() -> dict[int, BotProcess] | None:
@@ -134,7 +138,7 @@ async def wait_for_slots(fake: Any, url: str, processes: list[BotProcess], timeo
         live = {slot: by_pid[pid] for slot, pid in holders.items()
                 if pid in by_pid and by_pid[pid].process.returncode is None}
         shards = {session.shard[0] for session in fake.gateway.connected_sessions}
-        if set(live) == set(range(2)) and shards >= set(range(SHARDS)) and fake.commands.list(None):
+        if set(live) == set(range(slots)) and shards >= set(range(SHARDS)) and fake.commands.list(None):
             return live
         return None
 
@@ -259,3 +263,47 @@ def test_more_than_one_cluster_slot_on_sqlite_is_one_line(tmp_path):
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "PostgreSQL" in lines[0] and "CLUSTERS=2" in lines[0]
+
+
+async def test_a_paused_holder_loses_its_slot_and_cannot_write_over_the_new_owner(fake_discord, cluster_db):
+    """SIGSTOP the only slot's holder: PostgreSQL ends its silent session, the
+    standby takes over; when the old holder wakes up its writes are refused by
+    the epoch fence and it stops, and the game ends as if nothing happened."""
+    fake = fake_discord
+    first = await cluster_process(fake, cluster_db, clusters=1).launch()
+    await wait_for_slots(fake, cluster_db, [first], slots=1)
+    second = await cluster_process(fake, cluster_db, clusters=1).launch()
+    players = fake.users[:3]
+    try:
+        await asyncio.sleep(1)  # the second process is a standby now
+        assert (await slot_holders(cluster_db))[0] == first.pid
+        driver = await open_table(fake, fake.channel, players)
+        for _ in range(3):
+            user = await driver.wait_for_human_turn()
+            await driver.play_turn(user)
+
+        first.process.send_signal(signal.SIGSTOP)
+        await poll(lambda: _holder_is(cluster_db, 0, second.pid), timeout=TAKEOVER_TIMEOUT,
+                   what="the standby to take the paused holder's slot")
+        await fake.wait_for(lambda: "restarted" in driver.table.text(), timeout=TAKEOVER_TIMEOUT,
+                            what="the new holder to resume the table")
+        first.process.send_signal(signal.SIGCONT)
+        assert await asyncio.wait_for(first.process.wait(), 30) == 3  # it noticed, and stopped
+        assert "lost" in first.stderr()
+        await driver.play_to_the_end()
+        await fake.wait_for(lambda: driver.phase() == "between", timeout=20, what="the game to end")
+    finally:
+        if first.process.returncode is None:
+            first.process.send_signal(signal.SIGCONT)
+        await first.stop()
+        await second.stop()
+
+    stored, replay = await stored_game(cluster_db, fake.guild, fake.channel)
+    expected = uninterrupted(dict(stored.record))
+    assert [action.to_json() for action in replay.actions] == [a.to_json() for a in expected.actions]
+    chips = await balances(cluster_db, fake.guild, players)
+    assert chips == {user.name: 1000 + expected.settlement()[seat] * 10 for seat, user in enumerate(players)}
+
+
+async def _holder_is(url: str, slot: int, pid: int) -> bool:
+    return (await slot_holders(url)).get(slot) == pid

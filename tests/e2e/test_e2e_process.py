@@ -103,3 +103,22 @@ async def test_a_hard_ai_seat_thinks_in_a_worker_process_of_the_real_bot(fake_di
         assert any(action.seat == ai_seat and action.kind == "play" for action in replay.actions)
     finally:
         await database.dispose()
+
+
+def _start_without_discord(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "DISCORD_TOKEN": "some-token",
+           "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}",
+           "TIENLEN_TEST_API_BASE": "http://127.0.0.1:9/api/v10"}  # nothing listens on the discard port
+    return subprocess.run([sys.executable, str(REPO / "bot.py"), *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_discord_out_of_reach_is_one_line_and_a_traceback_only_with_debug(tmp_path):
+    result = _start_without_discord(tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Cannot reach Discord"), result.stderr
+
+    debugging = _start_without_discord(tmp_path, "--debug")
+    assert debugging.returncode == 2
+    assert "Traceback" in debugging.stderr and "Cannot reach Discord" in debugging.stderr
