@@ -69,6 +69,8 @@ class TienLenBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         self._watch()
+        # Drawn while a standby waits, so a takeover does not pay for it.
+        pictures = asyncio.create_task(asyncio.to_thread(_warm_up_pictures), name="warm-up-pictures")
         if self.settings.metrics_port:
             await self.metrics.serve(self.settings.metrics_host, self.settings.metrics_port)
         self.database = db.Database.from_url(self.settings.database_url)
@@ -91,7 +93,7 @@ class TienLenBot(commands.AutoShardedBot):
         self.router.install()
         await self.manager.start()
         await self._sync_commands()
-        await asyncio.to_thread(_warm_up_pictures)
+        await pictures
 
     # ------------------------------------------------------------ the cluster
     async def _join_cluster(self) -> None:
