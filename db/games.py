@@ -8,15 +8,28 @@ and :class:`~db.records.StoredGame` keeps it out of its repr.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Integer,
+    Insert,
+    bindparam,
+    column,
+    insert,
+    select,
+    tuple_,
+    update,
+    values,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from db._sql import insert_for
-from db.coltypes import utcnow
+from db.coltypes import UtcDateTime, utcnow
 from db.database import Database
 from db.errors import ActionConflict, DbError, GameClosed, GameNotFound, InvalidGame
 from db.models import GameActionRow, GameRow
@@ -99,28 +112,13 @@ async def append_action(db: Database, game_id: int, seq: int, action: Any) -> No
     a different action there raises ActionConflict.  New actions are refused
     once the game is no longer running.
     """
-    require_id(seq, what="seq")
-    normalized = _json_roundtrip(action)
-    async with db.write() as session:
-        status = await _status_of(session, game_id)
-        inserted = await session.scalar(
-            insert_for(session, GameActionRow)
-            .values(game_id=game_id, seq=seq, action=normalized, created_at=utcnow())
-            .on_conflict_do_nothing(index_elements=["game_id", "seq"])
-            .returning(GameActionRow.seq)
-        )
-        if inserted is not None:
-            # Raising here rolls the insert back with the transaction.
-            if status != GameStatus.RUNNING:
-                raise GameClosed(f"game {game_id} is {status.value}; no new actions")
-            return
-        stored = await session.scalar(
-            select(GameActionRow.action).where(
-                GameActionRow.game_id == game_id, GameActionRow.seq == seq
-            )
-        )
-        if stored != normalized:
-            raise ActionConflict(f"game {game_id} already has a different action {seq}")
+    (error,) = await append_actions(db, [(game_id, seq, action)])
+    if error is not None:
+        raise error
+
+
+# Rows per INSERT: well under SQLite's 32,766 bound parameters.
+_ACTIONS_PER_STATEMENT = 500
 
 
 async def append_actions(
@@ -133,42 +131,118 @@ async def append_actions(
     item gets its own outcome, in order: None when stored (or already stored
     identically), else the error :func:`append_action` would have raised;
     one item's error does not affect the others.
+
+    Usually one statement: an INSERT of every item whose game is running
+    (the status check is a join in the same statement), ON CONFLICT DO
+    NOTHING, RETURNING what it stored.  Only items it did not store (a retry,
+    a conflict, a closed or unknown game) cost a second look.
     """
     for _, seq, _ in items:
         require_id(seq, what="seq")
     normalized = [(game_id, seq, _json_roundtrip(action)) for game_id, seq, action in items]
     results: list[DbError | None] = [None] * len(items)
-    async with db.write() as session:
-        game_ids = sorted({game_id for game_id, _, _ in normalized})
-        statuses = dict(
-            (await session.execute(select(GameRow.id, GameRow.status).where(GameRow.id.in_(game_ids)))).all()
-        )
-        rows = []
-        for index, (game_id, seq, action) in enumerate(normalized):
-            status = statuses.get(game_id)
-            if status is None:
-                results[index] = GameNotFound(game_id)
-            elif GameStatus(status) != GameStatus.RUNNING:
-                results[index] = GameClosed(f"game {game_id} is {status}; no new actions")
+    # The first of several items for one (game, seq) is the one inserted;
+    # the others are judged against it, as retries of it.
+    first_index: dict[tuple[int, int], int] = {}
+    for index, (game_id, seq, _) in enumerate(normalized):
+        first_index.setdefault((game_id, seq), index)
+    firsts = [normalized[index] for index in first_index.values()]
+    if not firsts:
+        return results
+    async with db.write_connection() as connection:
+        inserted = await _insert_while_running(connection, firsts)
+        left = [key for key in first_index if key not in inserted]
+        stored, statuses = await _look_at(connection, left) if left else ({}, {})
+    for index, (game_id, seq, action) in enumerate(normalized):
+        key = (game_id, seq)
+        first = first_index[key]
+        if first != index:
+            if results[first] is None and normalized[first][2] != action:
+                results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
             else:
-                rows.append({"game_id": game_id, "seq": seq, "action": action, "created_at": utcnow()})
-        inserted: set[tuple[int, int]] = set()
-        if rows:
-            returned = await session.execute(
-                insert_for(session, GameActionRow)
-                .values(rows)
-                .on_conflict_do_nothing(index_elements=["game_id", "seq"])
-                .returning(GameActionRow.game_id, GameActionRow.seq)
-            )
-            inserted = {(game_id, seq) for game_id, seq in returned}
-        for index, (game_id, seq, action) in enumerate(normalized):
-            if results[index] is None and (game_id, seq) not in inserted:
-                stored = await session.scalar(
-                    select(GameActionRow.action).where(GameActionRow.game_id == game_id, GameActionRow.seq == seq)
-                )
-                if stored != action:
-                    results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
+                results[index] = results[first]
+        elif key in inserted:
+            continue
+        elif key in stored:
+            if stored[key] != action:
+                results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
+        elif game_id not in statuses:
+            results[index] = GameNotFound(game_id)
+        else:
+            results[index] = GameClosed(f"game {game_id} is {statuses[game_id]}; no new actions")
     return results
+
+
+@functools.lru_cache(maxsize=128)
+def _insert_while_running_statement(dialect: str, count: int) -> Insert:
+    """INSERT ``count`` actions whose games are running; RETURNING their keys."""
+    rows = values(
+        column("game_id", BigInteger),
+        column("seq", Integer),
+        column("action", JSON),
+        column("created_at", UtcDateTime()),
+        name="new_actions",
+    ).data(
+        [
+            (
+                bindparam(f"p_game_{n}", type_=BigInteger),
+                bindparam(f"p_seq_{n}", type_=Integer),
+                bindparam(f"p_action_{n}", type_=JSON),
+                bindparam("p_now", type_=UtcDateTime()),
+            )
+            for n in range(count)
+        ]
+    )
+    new = rows.cte("new_actions")
+    running = (
+        select(new.c.game_id, new.c.seq, new.c.action, new.c.created_at)
+        .join(GameRow, GameRow.id == new.c.game_id)
+        .where(GameRow.status == GameStatus.RUNNING.value)
+    )
+    dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return (
+        dialect_insert(GameActionRow)
+        .from_select(["game_id", "seq", "action", "created_at"], running)
+        .on_conflict_do_nothing(index_elements=["game_id", "seq"])
+        .returning(GameActionRow.game_id, GameActionRow.seq)
+    )
+
+
+async def _insert_while_running(
+    connection: AsyncConnection, items: Sequence[tuple[int, int, Any]]
+) -> set[tuple[int, int]]:
+    dialect = connection.dialect.name
+    now = utcnow()
+    inserted: set[tuple[int, int]] = set()
+    for start in range(0, len(items), _ACTIONS_PER_STATEMENT):
+        chunk = items[start : start + _ACTIONS_PER_STATEMENT]
+        parameters: dict[str, Any] = {"p_now": now}
+        for n, (game_id, seq, action) in enumerate(chunk):
+            parameters[f"p_game_{n}"] = game_id
+            parameters[f"p_seq_{n}"] = seq
+            parameters[f"p_action_{n}"] = action
+        returned = await connection.execute(
+            _insert_while_running_statement(dialect, len(chunk)), parameters
+        )
+        inserted.update((game_id, seq) for game_id, seq in returned)
+    return inserted
+
+
+async def _look_at(
+    connection: AsyncConnection, keys: Sequence[tuple[int, int]]
+) -> tuple[dict[tuple[int, int], Any], dict[int, str]]:
+    """The stored actions at ``keys`` (those that exist) and their games' statuses."""
+    game_ids = sorted({game_id for game_id, _ in keys})
+    statuses = dict(
+        (await connection.execute(select(GameRow.id, GameRow.status).where(GameRow.id.in_(game_ids)))).all()
+    )
+    found = await connection.execute(
+        select(GameActionRow.game_id, GameActionRow.seq, GameActionRow.action).where(
+            tuple_(GameActionRow.game_id, GameActionRow.seq).in_(list(keys))
+        )
+    )
+    stored = {(game_id, seq): action for game_id, seq, action in found}
+    return stored, statuses
 
 
 async def finish_game(db: Database, game_id: int, outcome: Mapping[str, Any]) -> None:
@@ -241,13 +315,6 @@ async def recent_games(
             .limit(limit)
         )
         return [_to_summary(row) for row in rows]
-
-
-async def _status_of(session: AsyncSession, game_id: int) -> GameStatus:
-    status = await session.scalar(select(GameRow.status).where(GameRow.id == game_id))
-    if status is None:
-        raise GameNotFound(game_id)
-    return GameStatus(status)
 
 
 async def _actions_by_game(
