@@ -31,7 +31,7 @@ from typing import Any, Sequence
 from tienlen.cards import Card, as_mask, cards_of, format_cards, parse_cards
 from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError
-from tienlen.generate import bombs_beating, finishes_on_two, legal_plays_on_turn
+from tienlen.generate import ABOVE, SINGLES, S0, S1, S2, S3, S4, S5, S6, bombs_beating, finishes_on_two, legal_plays_on_turn
 from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
 from tienlen.records import Action, ChopEvent, Outcome, Payment, PaymentReason, SeatView
@@ -97,6 +97,15 @@ class Game:
     otherwise ``previous_winner`` (a seat) leads anything.
     """
 
+    __slots__ = (
+        "rules", "players", "first_game", "previous_winner", "seed", "instant_win",
+        "_dealt", "_hands", "_next", "_live", "_played_bits", "_top_places", "_bottom", "_left", "_frozen",
+        "_penalised", "_passed_with_play", "_chops", "_actions",
+        "_round_number", "_top", "_owner", "_top_was_last", "_passed", "_chain_value", "_required",
+        "_turn", "_finished", "_last_holder",
+        "_trust_combos", "_plain_singles", "_forbid_two_finish", "_iwin_cong",
+    )
+
     def __init__(
         self,
         rules: RuleSet,
@@ -143,6 +152,7 @@ class Game:
         # Rule switches read on every action.
         self._trust_combos = not rules.follow_suit and rules.consecutive_pairs
         self._forbid_two_finish = rules.finish_on_two is FinishOnTwo.FORBIDDEN
+        self._plain_singles = not rules.follow_suit and not self._forbid_two_finish
         self._iwin_cong = rules.cong is CongRule.IWIN
         self.instant_win: InstantWin | None = find_instant_win(rules, masks, first_game=first_game)
         if self.instant_win is not None:
@@ -329,7 +339,16 @@ class Game:
         []
         """
         if seat == self._turn:
-            return legal_plays_on_turn(self.rules, self._hands[seat], self._top, self._required)
+            top = self._top
+            if top is not None and top[0] is SINGLE and top[2] < 48 and self._plain_singles:
+                cards = self._hands[seat] & ABOVE[top[2]]  # following a single below the 2s: its higher cards
+                if not cards & (cards - 1):  # none or one
+                    return [SINGLES[cards.bit_length() - 1]] if cards else []
+                return list(
+                    S0[cards & 255] + S1[cards >> 8 & 255] + S2[cards >> 16 & 255] + S3[cards >> 24 & 255]
+                    + S4[cards >> 32 & 255] + S5[cards >> 40 & 255] + S6[cards >> 48]
+                )
+            return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
         top = self._top
         if (
             top is None
@@ -354,9 +373,10 @@ class Game:
         on a 2 or a bomb, where the rules allow it).
         """
         if seat == self._turn and type(cards) is Combo and self._trust_combos:
-            # The common case, a listed play on turn: the same checks, in the same order, inline.
+            # The common case, a listed play on turn: the same checks as below, in the same order.
             mask = cards[1]
-            if mask and not mask & ~self._hands[seat]:
+            hand = self._hands[seat]
+            if mask and not mask & ~hand:
                 top = self._top
                 if top is None:
                     fits = not self._required or mask & self._required
@@ -364,8 +384,27 @@ class Game:
                     fits = cards[2] > top[2]
                 else:
                     fits = self.rules.can_beat(cards, top)
-                if fits and not (self._forbid_two_finish and finishes_on_two(self._hands[seat], cards)):
-                    return self._apply_play(seat, cards, _new(Action, ("play", seat, mask)), False)
+                if fits and not (self._forbid_two_finish and finishes_on_two(hand, cards)):
+                    action = _new(Action, ("play", seat, mask))
+                    hand ^= mask
+                    if not hand or (top is not None and (cards[0] is FOUR_OF_A_KIND or cards[0] is CONSECUTIVE_PAIRS)):
+                        return self._apply_play(seat, cards, action, False)
+                    # Neither a chop nor going out; the seat on turn is never locked out.
+                    self._hands[seat] = hand
+                    self._played_bits |= 1 << seat
+                    self._required = 0
+                    self._chain_value = 0
+                    self._top = cards
+                    self._owner = seat
+                    self._top_was_last = False
+                    self._actions.append(action)
+                    turn = self._next[16 * seat + (self._live & ~self._passed & ~(1 << seat))]
+                    if turn != _NO_SEAT:
+                        self._turn = turn
+                        return _new(Outcome, (action, cards, None, False, None, False, (), (), False, None, False, False))
+                    stuck = self._new_round(seat)
+                    return _new(Outcome, (action, cards, None, False, None, False, (), stuck, True, self._turn,
+                                          self._finished, False))
         self._check_seat(seat)
         combo = self._combo_of(seat, cards)
         out_of_turn = seat != self._turn
@@ -385,7 +424,16 @@ class Game:
             self._check_seat(seat)
             self._check_turn(seat)
             raise IllegalPlayError("you lead this round, so you cannot pass", code="lead_cannot_pass")
-        return self._apply_pass(seat, _PASSES[seat])
+        if self._iwin_cong:
+            return self._apply_pass(seat, _PASSES[seat])
+        passed = self._passed | (1 << seat)
+        self._passed = passed
+        self._actions.append(_PASSES[seat])
+        turn = self._next[16 * seat + (self._live & ~passed & ~(1 << self._owner))]  # type: ignore[operator]
+        if turn != _NO_SEAT:
+            self._turn = turn
+            return _QUIET_PASSES[seat]
+        return self._end_round(_PASSES[seat], False)
 
     def timeout(self, seat: int) -> Outcome:
         """``seat`` ran out of time: pass, or play its lowest single when leading."""
@@ -581,6 +629,12 @@ class Game:
             if timed_out:
                 return Outcome(action, timed_out_pass=True)
             return _QUIET_PASSES[seat] if action is _PASSES[seat] else Outcome(action)
+        return self._end_round(action, timed_out)
+
+    def _end_round(self, action: Action, timed_out: bool) -> Outcome:
+        """Everyone else has passed: the top's owner (or the next seat in play) leads."""
+        owner = self._owner
+        assert owner is not None
         stuck = self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))
         return Outcome(action, stuck=stuck, round_over=True, leader=self._turn, finished=self._finished,
                        timed_out_pass=timed_out)
@@ -771,7 +825,7 @@ class Game:
 
     def copy(self) -> "Game":
         """An independent copy (for search): the state is integers, tuples and a
-        few short lists, so this is one dictionary copy and seven list copies.
+        few short lists, so this is a few dozen slot copies and seven list copies.
 
         >>> game = Game.deal(RULESETS["mien-nam"], 4, seed=5)
         >>> twin = game.copy()
@@ -779,17 +833,24 @@ class Game:
         >>> len(game.actions), len(twin.actions)
         (0, 1)
         """
-        other = object.__new__(Game)
-        state = self.__dict__.copy()
-        state["_hands"] = self._hands[:]
-        state["_top_places"] = self._top_places[:]
-        state["_bottom"] = self._bottom[:]
-        state["_left"] = self._left[:]
-        state["_penalised"] = self._penalised[:]
-        state["_chops"] = self._chops[:]
-        state["_actions"] = self._actions[:]
-        other.__dict__ = state
+        other = _new_game(Game)
+        for name in _SHARED_SLOTS:
+            _set(other, name, _get(self, name))
+        other._hands = self._hands[:]
+        other._top_places = self._top_places[:]
+        other._bottom = self._bottom[:]
+        other._left = self._left[:]
+        other._penalised = self._penalised[:]
+        other._chops = self._chops[:]
+        other._actions = self._actions[:]
         return other
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in Game.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     def __repr__(self) -> str:
         state = "finished" if self._finished else f"turn={self._turn}"
@@ -797,6 +858,12 @@ class Game:
 
 
 # --------------------------------------------------------------------- helpers
+_LISTS = ("_hands", "_top_places", "_bottom", "_left", "_penalised", "_chops", "_actions")
+_SHARED_SLOTS = tuple(name for name in Game.__slots__ if name not in _LISTS)
+"""Slots a copy may share with its original: integers, tuples and immutable values."""
+_new_game = object.__new__
+_get = object.__getattribute__
+_set = object.__setattr__
 _finishes_on_two = finishes_on_two  # the name Game used before the generator had its own module
 
 

@@ -198,47 +198,88 @@ def _straights(hand: int, rules: "RuleSet", length: int, min_top: int) -> list[C
         return []
     if rules.follow_suit:
         return _one_suit_straights(hand, length, min_top)
-    lowest = 3 if not length else length
-    for _ in range(3, lowest):
-        starts &= ranks >> (4 * _)
-    if not starts:
-        return []
+    if not length:
+        return _every_straight(hand, ranks, starts)
+    for step in range(3, length):
+        starts &= ranks >> (4 * step)
+    # Only windows whose last rank reaches min_top's rank can beat it.
+    first = (min_top >> 2) - length + 1
+    if first > 0:
+        starts &= -1 << (4 * first)
+    table = _THREE_CARD_STRAIGHTS
     out: list[Combo] = []
-    if length:
-        while starts:
-            low = starts & -starts
-            starts ^= low
-            start = (low.bit_length() - 1) >> 2
-            end = start + length - 1
-            if 4 * end + 3 <= min_top:
-                continue
-            masks = _run_masks(hand, start, end, _RUN_SINGLES)
-            if 4 * end <= min_top:
-                out += [_new(Combo, (STRAIGHT, mask, top, length)) for mask in masks if (top := mask.bit_length() - 1) > min_top]
-            else:
-                out += [_new(Combo, (STRAIGHT, mask, mask.bit_length() - 1, length)) for mask in masks]
-        return out
-    # Every length: extend each start's straights one rank at a time.
-    growing: dict[int, list[int]] = {}
-    size = 3
     while starts:
+        low = starts & -starts
+        starts ^= low
+        shift = low.bit_length() - 1
+        window = (hand >> shift) & 0xFFF
+        combos = table[shift >> 2][window] or _three_card_straights(shift >> 2, window)
+        if length > 3:
+            masks = [combo[1] for combo in combos]
+            for rank in range((shift >> 2) + 3, (shift >> 2) + length):
+                options = _RUN_SINGLES[rank][(hand >> (4 * rank)) & 0xF]
+                if len(options) == 1:
+                    option = options[0]
+                    masks = [mask | option for mask in masks]
+                else:
+                    masks = [mask | option for mask in masks for option in options]
+            combos = [_new(Combo, (STRAIGHT, mask, mask.bit_length() - 1, length)) for mask in masks]
+        if shift + 4 * length - 4 <= min_top:  # the last rank is min_top's: higher suits only
+            out += [combo for combo in combos if combo[2] > min_top]
+        else:
+            out += combos
+    return out
+
+
+# Straights of three cards by start rank and the 12 bits of their three ranks,
+# built on first use (at most 10 x 4096 small tuples, shared by every game).
+_THREE_CARD_STRAIGHTS: list[list[tuple[Combo, ...] | None]] = [[None] * 4096 for _ in range(10)]
+
+
+def _three_card_straights(start: int, bits: int) -> tuple[Combo, ...]:
+    low, middle, high = (_RUN_SINGLES[start + step][(bits >> (4 * step)) & 0xF] for step in range(3))
+    combos = tuple(_new(Combo, (STRAIGHT, a | b | c, c.bit_length() - 1, 3)) for a in low for b in middle for c in high)
+    _THREE_CARD_STRAIGHTS[start][bits] = combos
+    return combos
+
+
+def _every_straight(hand: int, ranks: int, starts: int) -> list[Combo]:
+    """Every straight of ``hand`` (``ranks``: its rank mask without 2s; ``starts``:
+    where three ranks in a row begin): by length, then start, then suits.  Each
+    start's straights of one length extend those one card shorter."""
+    table = _THREE_CARD_STRAIGHTS
+    out: list[Combo] = []
+    longer = starts & (ranks >> 12)
+    growing: dict[int, list[int]] = {}
+    while starts:
+        low = starts & -starts
+        starts ^= low
+        shift = low.bit_length() - 1
+        window = (hand >> shift) & 0xFFF
+        combos = table[shift >> 2][window] or _three_card_straights(shift >> 2, window)
+        out += combos
+        if longer & low:
+            growing[shift] = [combo[1] for combo in combos]
+    size = 3
+    starts = longer
+    while starts:
+        end_step = 4 * size
+        size += 1
         bits = starts
         while bits:
             low = bits & -bits
             bits ^= low
-            start = (low.bit_length() - 1) >> 2
-            end = start + size - 1
-            if size == 3:
-                masks = _run_masks(hand, start, end, _RUN_SINGLES)
+            shift = low.bit_length() - 1
+            end = shift + end_step
+            options = _RUN_SINGLES[end >> 2][(hand >> end) & 0xF]
+            if len(options) == 1:
+                option = options[0]
+                masks = [mask | option for mask in growing[shift]]
             else:
-                options = _RUN_SINGLES[end][(hand >> (4 * end)) & 0xF]
-                previous = growing[start]
-                masks = [mask | option for mask in previous for option in options] if len(options) > 1 else [
-                    mask | options[0] for mask in previous]
-            growing[start] = masks
+                masks = [mask | option for mask in growing[shift] for option in options]
+            growing[shift] = masks
             out += [_new(Combo, (STRAIGHT, mask, mask.bit_length() - 1, size)) for mask in masks]
         starts &= ranks >> (4 * size)
-        size += 1
     return out
 
 
@@ -326,11 +367,28 @@ def all_combos(hand: int, rules: "RuleSet") -> list[Combo]:
     >>> [str(c) for c in all_combos(mask_of(parse_cards("3S 3H 4D")), RULESETS["mien-nam"])]
     ['3♠', '3♥', '3♠ 3♥', '4♦']
     """
-    out = _same_rank(hand, rules.follow_suit)
-    if hand.bit_count() >= 3:
-        out += _straights(hand, rules, 0, -1)
-        if rules.consecutive_pairs and hand.bit_count() >= 6:
-            out += _pair_runs(hand, 0, -1)
+    if rules.follow_suit:
+        b0, b1, b2, b3, b4, b5, b6 = _SAME_RANK_BYTES_NORTH
+    else:
+        b0, b1, b2, b3, b4, b5, b6 = _SAME_RANK_BYTES
+    out = list(
+        b0[hand & 255] + b1[hand >> 8 & 255] + b2[hand >> 16 & 255] + b3[hand >> 24 & 255]
+        + b4[hand >> 32 & 255] + b5[hand >> 40 & 255] + b6[hand >> 48]
+    )
+    # Runs need three ranks in a row below the 2s: two shifted ANDs say whether there are any.
+    folded = hand | (hand >> 1)
+    ranks = (folded | (folded >> 2)) & NO_TWO_RANKS
+    starts = ranks & (ranks >> 4) & (ranks >> 8)
+    if starts:
+        if rules.follow_suit:
+            out += _one_suit_straights(hand, 0, -1)
+        else:
+            out += _every_straight(hand, ranks, starts)
+        if rules.consecutive_pairs:
+            b, c, d = hand >> 1, hand >> 2, hand >> 3
+            pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & NO_TWO_RANKS
+            if pairs & (pairs >> 4) & (pairs >> 8):
+                out += _pair_runs(hand, 0, -1)
     return out
 
 
@@ -416,16 +474,24 @@ def bombs_beating(
     allowed = rules._chop_bits >> (4 * code)  # type: ignore[attr-defined]
     if only is not None:
         allowed &= 1 << BOMB_CODES[Bomb(only)]
+    if not allowed & 0xF:
+        return []
+    # Which bombs the hand holds at all: fours of a kind, and three pairs in a row.
+    b, c, d = hand >> 1, hand >> 2, hand >> 3
+    quads = hand & b & c & d & RANK_BITS
+    pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & NO_TWO_RANKS
+    runs = pairs & (pairs >> 4) & (pairs >> 8) if rules.consecutive_pairs else 0
+    if not (quads and allowed & _FOUR_OF_A_KIND_BIT) and not (runs and allowed & (_THREE_PAIRS_BIT | _FOUR_PAIRS_BIT)):
+        return []
     out: list[Combo] = []
-    if allowed & _THREE_PAIRS_BIT and rules.consecutive_pairs:
+    if runs and allowed & _THREE_PAIRS_BIT:
         out += _pair_runs(hand, 3, -1)
-    if allowed & _FOUR_OF_A_KIND_BIT:
-        quads = ranks_with_four(hand)
+    if quads and allowed & _FOUR_OF_A_KIND_BIT:
         while quads:
             low = quads & -quads
             quads ^= low
             out.append(_QUAD_TABLE[(low.bit_length() - 1) >> 2][15][0])
-    if allowed & _FOUR_PAIRS_BIT and rules.consecutive_pairs and hand.bit_count() >= 8:
+    if runs & (pairs >> 12) and allowed & _FOUR_PAIRS_BIT:
         out += _pair_runs(hand, 0, -1, min_pairs=4)
     if not out:
         return out

@@ -43,48 +43,52 @@ class InstantWin(NamedTuple):
 
 def instant_win_kind(rules: "RuleSet", hand: int, *, first_game: bool) -> InstantWinKind | None:
     """The highest instant win ``hand`` qualifies for under ``rules``, if any."""
-    for kind in KIND_ORDER:
-        if kind in rules.instant_wins and _qualifies(kind, rules, hand, first_game):
-            return kind
+    pairs = ranks_with_pair(hand)
+    quads = ranks_with_four(hand)
+    present = ranks_present(hand)
+    for kind in rules._instant_win_order:  # type: ignore[attr-defined]  # enabled kinds, highest first
+        if kind is InstantWinKind.DRAGON:
+            dragon = _DRAGON_RANKS[rules.dragon_length]
+            if present & dragon == dragon:
+                return kind
+        elif kind is InstantWinKind.SIX_PAIRS:
+            # A triple holds one pair; a four of a kind two where the rules say so.
+            if pairs.bit_count() + (quads.bit_count() if rules.quad_counts_as_two_pairs else 0) >= 6:
+                return kind
+        elif kind is InstantWinKind.FIVE_CONSECUTIVE_PAIRS:
+            run = pairs & NO_TWO_RANKS  # a run of pairs never contains a 2
+            if run & (run >> 4) & (run >> 8) & (run >> 12) & (run >> 16):
+                return kind
+        elif kind is InstantWinKind.FOUR_TWOS:
+            if hand >> 48 == 0xF:
+                return kind
+        elif kind is InstantWinKind.THREE_SPADES_OPENING:
+            if first_game and hand & 1 and (pairs & _THREE_FOUR_FIVE == _THREE_FOUR_FIVE or hand & 0xF == 0xF):
+                return kind
     return None
 
 
-def _qualifies(kind: InstantWinKind, rules: "RuleSet", hand: int, first_game: bool) -> bool:
-    if kind is InstantWinKind.DRAGON:
-        dragon = _DRAGON_RANKS[rules.dragon_length]
-        return ranks_present(hand) & dragon == dragon
-    if kind is InstantWinKind.SIX_PAIRS:
-        pairs = ranks_with_pair(hand).bit_count()  # a triple holds one pair
-        if rules.quad_counts_as_two_pairs:
-            pairs += ranks_with_four(hand).bit_count()
-        return pairs >= 6
-    if kind is InstantWinKind.FIVE_CONSECUTIVE_PAIRS:
-        pairs = ranks_with_pair(hand) & NO_TWO_RANKS  # a run of pairs never contains a 2
-        return bool(pairs & (pairs >> 4) & (pairs >> 8) & (pairs >> 12) & (pairs >> 16))
-    if kind is InstantWinKind.FOUR_TWOS:
-        return hand >> 48 == 0xF
-    if kind is InstantWinKind.THREE_SPADES_OPENING:
-        pairs_345 = ranks_with_pair(hand) & _THREE_FOUR_FIVE == _THREE_FOUR_FIVE
-        return first_game and bool(hand & 1) and (pairs_345 or hand & 0xF == 0xF)
-    return False
-
-
 def _may_qualify(hand: int) -> bool:
-    """A cheap necessary condition for every instant win: five pairs or more
-    (a four of a kind counting two), twelve ranks, four 2s, or 3♠ with pairs
-    of 3, 4 and 5 or all four 3s."""
+    """A cheap necessary condition for every instant win: four 2s or four 3s,
+    twelve ranks, five ranks with pairs (three with a four of a kind, which may
+    count as two pairs), or 3♠ with pairs of 3, 4 and 5."""
+    if hand >> 48 == 0xF or hand & 0xF == 0xF:
+        return True
+    folded = hand | (hand >> 1)
+    if ((folded | (folded >> 2)) & RANK_BITS).bit_count() >= 12:
+        return True
     pairs = ranks_with_pair(hand)
-    return (
-        pairs.bit_count() + ranks_with_four(hand).bit_count() >= 5
-        or ranks_present(hand).bit_count() >= 12
-        or hand >> 48 == 0xF
-        or (hand & 1 == 1 and (pairs & _THREE_FOUR_FIVE == _THREE_FOUR_FIVE or hand & 0xF == 0xF))
-    )
+    count = pairs.bit_count()
+    if count >= 5 or (count >= 3 and ranks_with_four(hand)):
+        return True
+    return hand & 1 == 1 and pairs & _THREE_FOUR_FIVE == _THREE_FOUR_FIVE
 
 
 def find_instant_win(rules: "RuleSet", hands: Sequence[int], *, first_game: bool) -> InstantWin | None:
     """The instant winner of a deal, with ties broken per ``rules``."""
-    if not rules.instant_wins:
+    if not rules._instant_win_order:  # type: ignore[attr-defined]
+        return None
+    if not any(_may_qualify(hand) for hand in hands):
         return None
     qualifiers = []
     for position, seat in enumerate(deal_order(rules, len(hands))):

@@ -55,7 +55,7 @@ __all__ = [
 
 
 class InstantWinKind(str, Enum):
-    """Tới trắng hands, highest first (the order used by ``mien-nam`` ties)."""
+    """Tới trắng hands, highest first (the order used by ``mien-nam`` ties; keep it)."""
 
     DRAGON = "dragon"  # sảnh rồng
     SIX_PAIRS = "six-pairs"  # 6 đôi
@@ -228,6 +228,9 @@ class RuleSet:
             chop_bits |= 1 << (4 * TARGET_CODES[ChopTarget(target)] + BOMB_CODES[Bomb(bomb)])
         object.__setattr__(self, "_chop_bits", chop_bits)
         object.__setattr__(self, "_forbid_finish_on_two", FinishOnTwo(self.finish_on_two) is FinishOnTwo.FORBIDDEN)
+        # The enabled instant wins, highest first (InstantWinKind is declared in that order).
+        enabled = {InstantWinKind(kind) for kind in self.instant_wins}
+        object.__setattr__(self, "_instant_win_order", tuple(kind for kind in InstantWinKind if kind in enabled))
 
     # ------------------------------------------------------------------ beating
     def can_beat(self, play: "Combo", top: "Combo") -> bool:
