@@ -19,12 +19,11 @@ from sqlalchemy import (
     Integer,
     Insert,
     bindparam,
-    column,
     insert,
     select,
     tuple_,
+    union_all,
     update,
-    values,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
@@ -176,24 +175,19 @@ async def append_actions(
 @functools.lru_cache(maxsize=128)
 def _insert_while_running_statement(dialect: str, count: int) -> Insert:
     """INSERT ``count`` actions whose games are running; RETURNING their keys."""
-    rows = values(
-        column("game_id", BigInteger),
-        column("seq", Integer),
-        column("action", JSON),
-        column("created_at", UtcDateTime()),
-        name="new_actions",
-    ).data(
-        [
-            (
-                bindparam(f"p_game_{n}", type_=BigInteger),
-                bindparam(f"p_seq_{n}", type_=Integer),
-                bindparam(f"p_action_{n}", type_=JSON),
-                bindparam("p_now", type_=UtcDateTime()),
-            )
-            for n in range(count)
-        ]
-    )
-    new = rows.cte("new_actions")
+    # A UNION ALL of one-row SELECTs rather than VALUES: SQLAlchemy cannot
+    # cache a statement holding a values() construct, and compiling this one
+    # costs more than running it.
+    rows = [
+        select(
+            bindparam(f"p_game_{n}", type_=BigInteger).label("game_id"),
+            bindparam(f"p_seq_{n}", type_=Integer).label("seq"),
+            bindparam(f"p_action_{n}", type_=JSON).label("action"),
+            bindparam("p_now", type_=UtcDateTime()).label("created_at"),
+        )
+        for n in range(count)
+    ]
+    new = (union_all(*rows) if count > 1 else rows[0]).subquery("new_actions")
     running = (
         select(new.c.game_id, new.c.seq, new.c.action, new.c.created_at)
         .join(GameRow, GameRow.id == new.c.game_id)
