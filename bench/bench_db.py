@@ -492,39 +492,35 @@ class RawDriver:
         rows = await self.fetch(connection, sql, *params)
         return {int(row[0]): int(row[1]) for row in rows}
 
-    # -- action log (the statements of db.append_actions)
+    # -- action log (the statement of db.append_actions: one INSERT that
+    #    checks the game's status in the same statement)
 
     async def append_actions(self, items: list[tuple[int, int, Any]]) -> list[Any]:
         connection = self.connections[0]
-        results: list[Any] = [None] * len(items)
+        params: list[Any] = [self.time(utcnow()), "running"]
+        selects = []
+        for game_id, seq, action in items:
+            base = len(params)
+            params += [game_id, seq, self.json(action)]
+            casts = ("BIGINT", "INTEGER", "JSON") if self.pg else None
+            marks = ["{%d}" % (base + k) for k in range(3)]
+            if casts:
+                marks = [f"CAST({mark} AS {cast})" for mark, cast in zip(marks, casts)]
+            now = "CAST({0} AS TIMESTAMP WITH TIME ZONE)" if self.pg else "{0}"
+            selects.append(f"SELECT {marks[0]} AS game_id, {marks[1]} AS seq, {marks[2]} AS action, {now} AS created_at")
         async with self.transaction(connection):
-            game_ids = sorted({game_id for game_id, _, _ in items})
-            marks = ", ".join("{%d}" % n for n in range(len(game_ids)))
-            statuses = dict(
-                (row[0], row[1])
-                for row in await self.fetch(
-                    connection, self.sql(f"SELECT id, status FROM games WHERE id IN ({marks})"), *game_ids
-                )
+            inserted = await self.fetch(
+                connection,
+                self.sql(
+                    "INSERT INTO game_actions (game_id, seq, action, created_at) "
+                    "SELECT n.game_id, n.seq, n.action, n.created_at "
+                    f"FROM ({' UNION ALL '.join(selects)}) AS n JOIN games ON games.id = n.game_id "
+                    "WHERE games.status = {1} ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id, seq"
+                ),
+                *params,
             )
-            params: list[Any] = []
-            values = []
-            for index, (game_id, seq, action) in enumerate(items):
-                if statuses.get(game_id) != "running":
-                    results[index] = RuntimeError("not running")
-                    continue
-                base = len(params)
-                params += [game_id, seq, self.json(action), self.time(utcnow())]
-                values.append("({%d}, {%d}, {%d}, {%d})" % (base, base + 1, base + 2, base + 3))
-            if values:
-                await self.fetch(
-                    connection,
-                    self.sql(
-                        f"INSERT INTO game_actions (game_id, seq, action, created_at) VALUES {', '.join(values)} "
-                        "ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id, seq"
-                    ),
-                    *params,
-                )
-        return results
+        assert len(inserted) == len(items)
+        return [None] * len(items)
 
 
 async def settle_through(
@@ -626,12 +622,29 @@ async def compare_backend(name: str, args: argparse.Namespace) -> dict[str, dict
     }
 
 
+def force_synchronous(mode: str) -> None:
+    """Make every SQLite connection (db layer and raw side) use this
+    ``PRAGMA synchronous``, whatever db.connect sets."""
+    from db import connect
+
+    default = getattr(connect, "sqlite_pragmas", lambda **_: ["PRAGMA foreign_keys = ON"])
+
+    def pragmas(**kwargs: Any) -> list[str]:
+        return [*default(**kwargs), f"PRAGMA synchronous = {mode}"]
+
+    connect.sqlite_pragmas = pragmas  # type: ignore[assignment]
+
+
 async def compare(args: argparse.Namespace) -> None:
+    if args.synchronous:
+        force_synchronous(args.synchronous)
     backends = ["SQLite"] + (["PostgreSQL"] if args.pg else [])
     started_load = load_average()
     results = {name: await compare_backend(name, args) for name in backends}
+    import db
+
     print(
-        f"\n### db layer vs raw driver (median of {args.runs}; load average "
+        f"\n### db layer vs raw driver ({db.__file__}; synchronous {args.synchronous or 'as db.connect'}; median of {args.runs}; load average "
         f"{started_load} at start, {load_average()} at end)\n"
     )
     print("| backend | implementation | " + " | ".join(f"{w} writer{'s' * (w > 1)}" for w in COMPARE_WRITERS) + " |")
@@ -716,6 +729,9 @@ def parse_args() -> argparse.Namespace:
         "--compare", action="store_true", help="db layer vs the raw driver (settlements, moves)"
     )
     parser.add_argument("--moves", type=int, default=1600, help="moves per action-log run")
+    parser.add_argument(
+        "--synchronous", choices=["OFF", "NORMAL", "FULL"], help="force this SQLite PRAGMA synchronous"
+    )
     return parser.parse_args()
 
 
