@@ -173,7 +173,7 @@ class _OneHopCursor(AsyncAdapt_aiosqlite_cursor):
     cursor buffers them.  Server-side cursors keep SQLAlchemy's own class.
     """
 
-    __slots__ = ("_description", "_rowcount", "_lastrowid")
+    __slots__ = ("_description", "_rowcount", "_lastrowid", "_arraysize")
 
     def __init__(self, adapt_connection: AsyncAdapt_aiosqlite_connection) -> None:
         self._adapt_connection = adapt_connection
@@ -184,6 +184,15 @@ class _OneHopCursor(AsyncAdapt_aiosqlite_cursor):
         self._description: Any = None
         self._rowcount = -1
         self._lastrowid: int | None = None
+        self._arraysize = 1
+
+    @property
+    def arraysize(self) -> int:
+        return self._arraysize
+
+    @arraysize.setter
+    def arraysize(self, value: int) -> None:
+        self._arraysize = value
 
     @property
     def description(self) -> Any:

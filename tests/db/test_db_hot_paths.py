@@ -305,6 +305,9 @@ async def test_sqlite_adapter_reports_like_a_dbapi_cursor(db: Database, backend:
         rows = await connection.execute(text("SELECT id, n FROM scratch ORDER BY id"))
         assert list(rows.keys()) == ["id", "n"]
         assert [tuple(row) for row in rows] == [(1, 1), (2, 2), (3, 3), (4, 3), (5, 4), (6, 42)]
+        fetched = await connection.execute(text("SELECT n FROM scratch ORDER BY id"))
+        assert fetched.fetchmany() == [(1,)]  # the DBAPI default arraysize
+        assert fetched.fetchmany(2) == [(2,), (3,)]
         streamed = await connection.stream(text("SELECT n FROM scratch ORDER BY id"))
         assert [row.n async for row in streamed] == [1, 2, 3, 3, 4, 42]
     with pytest.raises(Exception, match="no such table"):
