@@ -81,21 +81,16 @@ def create_engine_for(
 def sqlite_pragmas(*, foreign_keys: bool = True) -> list[str]:
     """The PRAGMAs every connection runs once busy_timeout and WAL are set.
 
-    ``synchronous = NORMAL``: in WAL mode a commit is then not synced to disk
-    by itself, only at checkpoints.  The database stays consistent whatever
-    happens, and a crash of the bot loses nothing (what is committed is in
-    the WAL file); only a power cut or an operating-system crash may lose the
-    last transactions committed before it (the database then reopens as it
-    was slightly earlier, every transaction whole or absent).  FULL, SQLite's
-    default, syncs the WAL at every commit, which costs a disk flush per
-    settlement and per group commit of moves.
+    ``synchronous`` stays at SQLite's default, FULL: every commit syncs the
+    WAL, so a committed settlement survives even a power cut.  NORMAL would
+    sync only at checkpoints (a bot crash still loses nothing, a power cut
+    or OS crash may lose the last commits, the file stays consistent); on
+    the project machine it made no measurable difference (BENCHMARKS.md),
+    so durability wins.
 
     (Public so that the benchmark's raw-driver side runs exactly these too.)
     """
-    return [
-        f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}",
-        "PRAGMA synchronous = NORMAL",
-    ]
+    return [f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}"]
 
 
 def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
