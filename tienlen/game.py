@@ -31,7 +31,7 @@ from typing import Any, Sequence
 from tienlen.cards import Card, as_mask, cards_of, format_cards, parse_cards
 from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError
-from tienlen.generate import ABOVE, SINGLES, S0, S1, S2, S3, S4, S5, S6, bombs_beating, finishes_on_two, legal_plays_on_turn
+from tienlen.generate import ABOVE, SINGLES, S0, S1, S2, S3, S4, S5, S6, all_combos, beating_combos, bombs_beating, finishes_on_two, legal_plays_on_turn
 from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
 from tienlen.records import Action, ChopEvent, Outcome, Payment, PaymentReason, SeatView
@@ -53,6 +53,7 @@ JSON_FORMAT = 1
 
 _new = tuple.__new__
 _NO_SEAT = -1
+_BOMB_KINDS = (FOUR_OF_A_KIND, CONSECUTIVE_PAIRS)
 
 # _NEXT[players][16 * after + seats]: the first seat of the bit set ``seats`` after
 # ``after`` in turn order (``after`` itself last), or -1 when the set is empty.
@@ -69,23 +70,44 @@ _PASSES = tuple(Action("pass", seat) for seat in range(4))
 _QUIET_PASSES = tuple(Outcome(action) for action in _PASSES)
 """What a pass that leaves the round going returns: the same value every time."""
 _BIT_OF = tuple(1 << index for index in range(52))
-_BIT_LENGTHS = tuple(n.bit_length() for n in range(53))
+# Each step of random.shuffle on 52 cards, as (draws below, bits per draw, position),
+# with the slot (position % players) the card at that position is dealt to, or -1.
+_DEAL_STEPS = {
+    players: tuple((i + 1, (i + 1).bit_length(), i, i % players if i < 13 * players else -1) for i in range(51, 0, -1))
+    for players in range(2, 5)
+}
 
 
 def _shuffled_deck(seed: int | str) -> list[int]:
     """``random.Random(seed).shuffle(list(range(52)))``, card for card, with the
-    stdlib's draw (``getrandbits`` with rejection) inlined for speed.  A test
-    holds it to the stdlib's result."""
+    stdlib's draw (``getrandbits`` with rejection) inlined.  A test holds it to
+    the stdlib's result."""
     getrandbits = random.Random(seed).getrandbits
     deck = list(range(52))
-    for i in range(51, 0, -1):
-        n = i + 1
-        k = _BIT_LENGTHS[n]
+    for n, k, i, _ in _DEAL_STEPS[4]:
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def _dealt_slots(seed: int | str, players: int) -> list[int]:
+    """The cards (masks) dealt at positions 0, 1, … ``players - 1`` modulo
+    ``players`` of the deck :func:`_shuffled_deck` gives, shuffling and dealing
+    in one pass: the shuffle fixes position i at step i and never touches it again."""
+    getrandbits = random.Random(seed).getrandbits
+    deck = list(range(52))
+    slots = [0] * players
+    for n, k, i, slot in _DEAL_STEPS[players]:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        if slot >= 0:
+            slots[slot] |= _BIT_OF[deck[j]]
+        deck[j] = deck[i]
+    slots[0] |= _BIT_OF[deck[0]]
+    return slots
 
 
 class Game:
@@ -99,11 +121,11 @@ class Game:
 
     __slots__ = (
         "rules", "players", "first_game", "previous_winner", "seed", "instant_win",
-        "_dealt", "_hands", "_next", "_live", "_played_bits", "_top_places", "_bottom", "_left", "_frozen",
+        "_dealt", "_hands", "_next", "_live", "_top_places", "_bottom", "_left", "_frozen",
         "_penalised", "_passed_with_play", "_chops", "_actions",
-        "_round_number", "_top", "_owner", "_top_was_last", "_passed", "_chain_value", "_required",
+        "_round_number", "_top", "_owner", "_passed", "_chain_value", "_required",
         "_turn", "_finished", "_last_holder",
-        "_trust_combos", "_plain_singles", "_forbid_two_finish", "_iwin_cong",
+        "_trust_combos", "_fast_plays", "_plain_singles", "_forbid_two_finish", "_iwin_cong",
     )
 
     def __init__(
@@ -129,7 +151,6 @@ class Game:
         self._hands = masks
         self._next = _NEXT[players]
         self._live = (1 << players) - 1  # bit set: seats still in play
-        self._played_bits = 0  # bit set: seats that have played a card
         self._top_places: list[int] = []
         self._bottom: list[int] = []  # bottom[0] takes the last place
         self._left: list[int] = []
@@ -142,7 +163,6 @@ class Game:
         self._round_number = 0
         self._top: Combo | None = None
         self._owner: int | None = None
-        self._top_was_last = False
         self._passed = 0  # bit set: seats locked out of this round
         self._chain_value = 0
         self._required = 0
@@ -153,6 +173,7 @@ class Game:
         self._trust_combos = not rules.follow_suit and rules.consecutive_pairs
         self._forbid_two_finish = rules.finish_on_two is FinishOnTwo.FORBIDDEN
         self._plain_singles = not rules.follow_suit and not self._forbid_two_finish
+        self._fast_plays = self._trust_combos and not self._forbid_two_finish
         self._iwin_cong = rules.cong is CongRule.IWIN
         self.instant_win: InstantWin | None = find_instant_win(rules, masks, first_game=first_game)
         if self.instant_win is not None:
@@ -181,15 +202,10 @@ class Game:
         count = players if isinstance(players, int) else len(players)
         if not rules.players_ok(count):
             raise ValueError(f"{rules.name} is played by {rules.min_players} to {rules.max_players} players")
-        deck = _shuffled_deck(seed)
-        dealt = 13 * count
+        slots = _dealt_slots(seed, count)
         hands = [0] * count
-        bit = _BIT_OF
         for position, seat in enumerate(deal_order(rules, count)):
-            mask = 0
-            for card in deck[position:dealt:count]:
-                mask |= bit[card]
-            hands[seat] = mask
+            hands[seat] = slots[position]
         return cls(rules, hands, first_game=first_game, previous_winner=previous_winner, seed=seed)
 
     def _first_leader(self) -> int:
@@ -314,7 +330,7 @@ class Game:
     def has_played(self, seat: int) -> bool:
         if not 0 <= seat < self.players:
             raise IndexError("no such seat")
-        return bool(self._played_bits >> seat & 1)
+        return self._hands[seat] != self._dealt[seat]  # a seat has played iff its hand shrank
 
     @property
     def last_holder(self) -> int | None:
@@ -348,7 +364,11 @@ class Game:
                     S0[cards & 255] + S1[cards >> 8 & 255] + S2[cards >> 16 & 255] + S3[cards >> 24 & 255]
                     + S4[cards >> 32 & 255] + S5[cards >> 40 & 255] + S6[cards >> 48]
                 )
-            return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
+            if self._required or self._forbid_two_finish:
+                return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
+            if top is None:
+                return all_combos(self._hands[seat], self.rules)
+            return beating_combos(self._hands[seat], top, self.rules)
         top = self._top
         if (
             top is None
@@ -372,31 +392,30 @@ class Game:
         A seat that is not on turn may play only an out-of-turn chop (4 đôi thông
         on a 2 or a bomb, where the rules allow it).
         """
-        if seat == self._turn and type(cards) is Combo and self._trust_combos:
-            # The common case, a listed play on turn: the same checks as below, in the same order.
+        if seat == self._turn and type(cards) is Combo and self._fast_plays:
+            # The common case, a listed play on turn: the checks below, in the same order, inline.
             mask = cards[1]
-            hand = self._hands[seat]
-            if mask and not mask & ~hand:
+            rest = self._hands[seat] ^ mask
+            if mask and rest and not rest & mask:  # in the hand, and not the last cards
                 top = self._top
                 if top is None:
-                    fits = not self._required or mask & self._required
-                elif cards[0] is top[0] and cards[3] == top[3]:
-                    fits = cards[2] > top[2]
-                else:
-                    fits = self.rules.can_beat(cards, top)
-                if fits and not (self._forbid_two_finish and finishes_on_two(hand, cards)):
+                    if not self._required or mask & self._required:
+                        action = _new(Action, ("play", seat, mask))
+                        self._hands[seat] = rest
+                        self._required = 0
+                        self._top = cards
+                        self._owner = seat
+                        self._actions.append(action)
+                        self._turn = self._next[16 * seat + (self._live & ~(1 << seat))]
+                        return _new(Outcome, (action, cards, None, False, None, False, (), (), False, None, False, False))
+                elif cards[0] is top[0] and cards[3] == top[3] and cards[2] > top[2] and cards[0] not in _BOMB_KINDS:
+                    # Beats the top and is no chop (a play of another kind can only be a chop);
+                    # the seat on turn is never locked out, and only the first lead has a required card.
                     action = _new(Action, ("play", seat, mask))
-                    hand ^= mask
-                    if not hand or (top is not None and (cards[0] is FOUR_OF_A_KIND or cards[0] is CONSECUTIVE_PAIRS)):
-                        return self._apply_play(seat, cards, action, False)
-                    # Neither a chop nor going out; the seat on turn is never locked out.
-                    self._hands[seat] = hand
-                    self._played_bits |= 1 << seat
-                    self._required = 0
+                    self._hands[seat] = rest
                     self._chain_value = 0
                     self._top = cards
                     self._owner = seat
-                    self._top_was_last = False
                     self._actions.append(action)
                     turn = self._next[16 * seat + (self._live & ~self._passed & ~(1 << seat))]
                     if turn != _NO_SEAT:
@@ -550,11 +569,9 @@ class Game:
                 self._chain_value = 0
         hand = self._hands[seat] ^ combo[1]
         self._hands[seat] = hand
-        self._played_bits |= 1 << seat
         self._required = 0
         self._top = combo
         self._owner = seat
-        self._top_was_last = hand == 0
         passed = self._passed & ~(1 << seat)
         self._passed = passed
         self._actions.append(action)
@@ -610,13 +627,13 @@ class Game:
             target=top,
             value=value,
             chain_value=self._chain_value,
-            chopped_went_out=self._top_was_last,
+            chopped_went_out=self._hands[owner] == 0,  # the chopped play was its owner's last cards
         )
         self._chops.append(event)
         return event
 
     def _apply_pass(self, seat: int, action: Action, *, timed_out: bool = False) -> Outcome:
-        if self._iwin_cong and not self._played_bits >> seat & 1 and self.legal_plays(seat):
+        if self._iwin_cong and self._hands[seat] == self._dealt[seat] and self.legal_plays(seat):
             self._passed_with_play |= 1 << seat
         passed = self._passed | (1 << seat)
         self._passed = passed
@@ -636,8 +653,7 @@ class Game:
         owner = self._owner
         assert owner is not None
         stuck = self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))
-        return Outcome(action, stuck=stuck, round_over=True, leader=self._turn, finished=self._finished,
-                       timed_out_pass=timed_out)
+        return _new(Outcome, (action, None, None, False, None, False, (), stuck, True, self._turn, self._finished, timed_out))
 
     def _advance(self, after: int, resume: int | None = None) -> tuple[bool, tuple[int, ...]]:
         """Give the turn to the next seat that may still beat the top, or end
@@ -660,7 +676,6 @@ class Game:
         self._round_number += 1
         self._top = None
         self._owner = None
-        self._top_was_last = False
         self._passed = 0
         self._chain_value = 0
         self._turn = leader
@@ -688,7 +703,7 @@ class Game:
     def _freeze(self, winner: int) -> tuple[int, ...]:
         frozen = tuple(
             seat for seat in _seats_after(winner, self.players)
-            if self._live >> seat & 1 and not self._played_bits >> seat & 1
+            if self._live >> seat & 1 and self._hands[seat] == self._dealt[seat]
         )
         # The nearest after the winner keeps the highest of the last places.
         for seat in reversed(frozen):
@@ -744,7 +759,7 @@ class Game:
             in_play=tuple(bool(self._live >> seat_ & 1) for seat_ in players),
             places=tuple(self.places),
             left=tuple(self._left),
-            has_played=tuple(bool(self._played_bits >> seat_ & 1) for seat_ in players),
+            has_played=tuple(hand != dealt for hand, dealt in zip(self._hands, self._dealt)),
             first_game=self.first_game,
             previous_winner=self.previous_winner,
             required=self._required,

@@ -412,7 +412,7 @@ def beating_combos(hand: int, top: Combo, rules: "RuleSet") -> list[Combo]:
             S0[cards & 255] + S1[cards >> 8 & 255] + S2[cards >> 16 & 255] + S3[cards >> 24 & 255]
             + S4[cards >> 32 & 255] + S5[cards >> 40 & 255] + S6[cards >> 48]
         )
-        if min_top >= 48:
+        if min_top >= 48 and _may_hold_bomb(hand):
             out += bombs_beating(hand, top, rules, same_kind=False)
         return out
     if kind is PAIR:
@@ -438,9 +438,17 @@ def beating_combos(hand: int, top: Combo, rules: "RuleSet") -> list[Combo]:
     else:  # four of a kind
         out = _of_rank_above(hand, ranks_with_four(hand), _QUAD_TABLE, min_top)
         return out + bombs_beating(hand, top, rules, same_kind=False)
-    if min_top >= 48:
+    if min_top >= 48 and _may_hold_bomb(hand):
         out += bombs_beating(hand, top, rules, same_kind=False)
     return out
+
+
+def _may_hold_bomb(hand: int) -> bool:
+    """A quick necessary condition for a bomb: a four of a kind, or pairs in three
+    ranks in a row (below the 2s)."""
+    b, c, d = hand >> 1, hand >> 2, hand >> 3
+    pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & NO_TWO_RANKS
+    return bool(pairs & (pairs >> 4) & (pairs >> 8)) or bool(hand & b & c & d & RANK_BITS)
 
 
 _THREE_PAIRS_BIT = 1 << BOMB_CODES[Bomb.THREE_PAIRS]

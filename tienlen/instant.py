@@ -88,7 +88,10 @@ def find_instant_win(rules: "RuleSet", hands: Sequence[int], *, first_game: bool
     """The instant winner of a deal, with ties broken per ``rules``."""
     if not rules._instant_win_order:  # type: ignore[attr-defined]
         return None
-    if not any(_may_qualify(hand) for hand in hands):
+    for hand in hands:
+        if _may_qualify(hand):
+            break
+    else:
         return None
     qualifiers = []
     for position, seat in enumerate(deal_order(rules, len(hands))):
