@@ -5,8 +5,12 @@ Compares the engine's bitmask generator with a straightforward reference
 run.  Usage::
 
     python bench/bench_engine.py [--runs 5] [--games 2000] [--positions 4000]
+    python bench/bench_engine.py --no-reference --path /tmp/old   # another checkout's engine
 
-Prints a markdown table of medians over the runs (single process).
+Prints a markdown table of medians over the runs (single process), with the
+load average before and after.  ``--path`` benchmarks the ``tienlen`` package
+of another directory (an older commit, e.g. from ``git archive``) with this
+same script, so before/after figures come from one harness.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ import sys
 import time
 from itertools import combinations
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+if "--path" in sys.argv:  # before the engine is imported
+    sys.path.insert(0, os.path.abspath(sys.argv[sys.argv.index("--path") + 1]))
+else:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tienlen import RULESETS, Game, IllegalPlayError, classify  # noqa: E402
 from tienlen.cards import cards_of  # noqa: E402
@@ -63,6 +70,7 @@ def play_random_game(rules, players, seed, rng, generator, with_pass):
 
 
 def games_per_second(generator, games, with_pass, seed=0, preset="mien-nam"):
+    """Whole random 4-player games per second, and actions per game."""
     rng = random.Random(seed)
     rules = RULESETS[preset]
     start = time.perf_counter()
@@ -124,16 +132,17 @@ def engine_generator(game, seat):
 
 def run_once(args, include_reference):
     row = {}
-    positions = sample_positions(args.positions)
-    leads = fresh_leads(args.leads)
+    positions = sample_positions(args.positions, preset=args.preset)
+    leads = fresh_leads(args.leads, preset=args.preset)
     for name, generator, scale in (("engine", engine_generator, 1), ("reference", reference_legal_plays, 20)):
         if name == "reference" and not include_reference:
             continue
         subset = positions[: max(50, len(positions) // scale)]
         timings = time_calls(generator, subset)
         lead_timings = time_calls(generator, leads[: max(20, len(leads) // scale)])
-        uniform, actions = games_per_second(generator, max(5, args.games // (scale * 5)), with_pass=False)
-        with_pass, actions_pass = games_per_second(generator, max(5, args.games // (scale * 5)), with_pass=True)
+        games = max(5, args.games // (scale * 5))
+        uniform, actions = games_per_second(generator, games, with_pass=False, preset=args.preset)
+        with_pass, actions_pass = games_per_second(generator, games, with_pass=True, preset=args.preset)
         row[name] = dict(
             median=statistics.median(timings),
             p99=percentile(timings, 0.99),
@@ -141,8 +150,10 @@ def run_once(args, include_reference):
             lead_p99=percentile(lead_timings, 0.99),
             uniform=uniform,
             actions=actions,
+            uniform_actions=uniform * actions,
             with_pass=with_pass,
             actions_pass=actions_pass,
+            with_pass_actions=with_pass * actions_pass,
         )
     return row
 
@@ -154,8 +165,12 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=4000)
     parser.add_argument("--leads", type=int, default=1000)
     parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--preset", default="mien-nam", choices=sorted(RULESETS))
+    parser.add_argument("--path", help="directory holding the tienlen package to benchmark (default: this checkout)")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     runs = [run_once(args, not args.no_reference) for _ in range(args.runs)]
+    load_after = os.getloadavg()[0]
     names = list(runs[0])
     metrics = [
         ("legal_plays, random-game positions: median µs", "median", "{:.1f}"),
@@ -164,10 +179,14 @@ def main() -> None:
         ("legal_plays, fresh 13-card lead: p99 µs", "lead_p99", "{:.1f}"),
         ("random games/s (uniform over legal_plays, pass only when none)", "uniform", "{:,.0f}"),
         ("  actions per game", "actions", "{:.0f}"),
+        ("  actions/s", "uniform_actions", "{:,.0f}"),
         ("random games/s (uniform over legal_plays + pass)", "with_pass", "{:,.0f}"),
         ("  actions per game", "actions_pass", "{:.0f}"),
+        ("  actions/s", "with_pass_actions", "{:,.0f}"),
     ]
-    print(f"Medians of {args.runs} runs, 4 players, mien-nam, Python {sys.version.split()[0]}\n")
+    engine = os.path.dirname(os.path.dirname(os.path.abspath(sys.modules["tienlen"].__file__)))
+    print(f"Medians of {args.runs} runs, 4 players, {args.preset}, Python {sys.version.split()[0]}, engine in {engine}")
+    print(f"Load average (1 min) {load_before:.2f} before, {load_after:.2f} after, {os.cpu_count()} CPUs\n")
     print("| measure | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
     for label, key, fmt in metrics:
