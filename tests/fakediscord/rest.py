@@ -1,10 +1,12 @@
 """The fake Discord REST API (v10): routes, auth, request recording.
 
 Every request passes through ``RestApi.middleware``, which parses the body
-once (JSON or multipart), records it, converts ``ApiError`` into Discord's
-JSON error shape and turns bugs in the fake into a 400 (never a 5xx, which
-discord.py would retry with sleeps). Unknown routes answer 404 JSON and are
-kept in ``unknown_requests`` so gaps in the fake are visible.
+once (JSON or multipart), records it, applies the rate limits (``ratelimits``:
+a refused request is answered 429 and not executed; every answer carries its
+bucket's headers), converts ``ApiError`` into Discord's JSON error shape and
+turns bugs in the fake into a 400 (never a 5xx, which discord.py would retry
+with sleeps). Unknown routes answer 404 JSON and are kept in
+``unknown_requests`` so gaps in the fake are visible.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from aiohttp import web
 
 from . import payloads
 from .messaging import create_message, edit_message, validate_edit, validate_send
+from .ratelimits import Verdict
 from .wire import (
     ApiError, Body, Upload, cannot_dm, json_response, no_content, read_body, unknown_channel, unknown_message,
 )
@@ -48,6 +51,9 @@ class RecordedRequest:
     files: list[Upload] = field(default_factory=list)
     at: float = 0.0
     status: int = 0
+    bucket: str = ""  # the rate-limit bucket's name ("" when not limited)
+    rate_limited: Optional[str] = None  # "user" or "global" when answered 429
+
 
     @property
     def key(self) -> str:
@@ -113,24 +119,43 @@ class RestApi:
             query=dict(request.query), json=None, at=asyncio.get_running_loop().time(),
         )
         response = await self._handle(request, handler, record)
+        # Discord's API answers through Google's front end; discord.py takes a 429
+        # without this header for a Cloudflare ban and raises instead of retrying.
+        response.headers.setdefault("Via", "1.1 google")
         record.status = response.status
         self._fake._record(record)
         return response
 
     async def _handle(self, request: web.Request, handler: Handler, record: RecordedRequest) -> web.StreamResponse:
+        verdict: Optional[Verdict] = None
         try:
             body = await read_body(request)
             record.json, record.files = body.json, body.uploads
             request[BODY] = body
             self._check_auth(request)
+            verdict = self._admit(request, record)
+            if verdict.refused:
+                return verdict.response()
             _check_upload_sizes(body)
-            return await handler(request)
+            response = await handler(request)
         except ApiError as error:
-            return error.response()
+            response = error.response()
         except Exception as exc:  # a bug in the fake: report it, but never answer 5xx
             log.exception("fake discord failed on %s %s", request.method, request.path)
             self._fake.errors.append(f"{request.method} {request.path}: {exc!r}")
-            return ApiError(400, 0, f"fake discord error: {exc!r}").response()
+            response = ApiError(400, 0, f"fake discord error: {exc!r}").response()
+        if verdict is not None:
+            verdict.stamp(response)
+        return response
+
+    def _admit(self, request: web.Request, record: RecordedRequest) -> Verdict:
+        """Count the request against its buckets; a refusal is recorded as a 429 of its scope."""
+        header = request.headers.get("Authorization", "")
+        token = header[4:] if header.startswith("Bot ") else None
+        verdict = self._fake.rate_limits.admit(record.key, request.match_info, token)
+        record.bucket = verdict.bucket.name if verdict.bucket else ""
+        record.rate_limited = verdict.scope
+        return verdict
 
     def _check_auth(self, request: web.Request) -> None:
         if not request.path.startswith(API_PREFIX) or request.path.startswith(_TOKEN_ROUTES):

@@ -8,6 +8,9 @@ INTERACTION_CREATE from the registered commands / stored messages, dispatches
 it over the gateway and waits for the bot's first callback, failing with
 ``InteractionTimeout`` after Discord's 3 seconds. Queries (``visible_to``,
 ``messages``, ``latest_message`` ...) show what the bot produced.
+
+REST answers follow Discord's rate limits (``fake.rate_limits``, see
+``ratelimits.py``); ``fake.rate_limited`` counts the 429s by route.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .errors import ClientRefused, InteractionTimeout
 from .gateway import Gateway, Intent
 from .interactions import InteractionRegistry, InteractionResult, InteractionType, SentInteraction
 from .messaging import BUTTON, SELECT_TYPES, STRING_SELECT
+from .ratelimits import RateLimits
 from .redirect import ENV_API_BASE, ENV_GATEWAY_URL, redirect_discord, restore_discord
 from .rest import RecordedRequest, RestApi
 from .world import Channel, Guild, Member, Message, Perm, User, World
@@ -44,7 +48,8 @@ class FakeDiscord:
     """
 
     def __init__(self, *, default_world: bool = True, response_deadline: float = 3.0,
-                 token: Optional[str] = None, heartbeat_interval_ms: int = 41250) -> None:
+                 token: Optional[str] = None, heartbeat_interval_ms: int = 41250,
+                 rate_limits: "bool | RateLimits" = True) -> None:
         self.world = World()
         self.feed = ChangeFeed()
         self.commands = CommandStore(self.world)
@@ -53,6 +58,10 @@ class FakeDiscord:
         self.gateway.token_ok = self.token_ok
         self.response_deadline = response_deadline
         self.token = token
+        # Discord's REST limits (see ratelimits.py); ``rate_limits.enabled = False`` turns them off.
+        self.rate_limits = rate_limits if isinstance(rate_limits, RateLimits) else RateLimits(enabled=rate_limits)
+        # 429s the fake answered, by "METHOD /route/{template}" (as RecordedRequest.key).
+        self.rate_limited: Counter[str] = Counter()
         # The fixture fails the test at teardown if the bot hit unmodelled routes.
         self.fail_on_gaps = True
         self.requests: list[RecordedRequest] = []
@@ -327,6 +336,12 @@ class FakeDiscord:
         """Wait until ``count`` gateway sessions are connected."""
         await self.gateway.wait_for_sessions(count, timeout)
 
+    # -- rate limits -------------------------------------------------------------
+
+    def rate_limited_requests(self, since: int = 0, *, scope: Optional[str] = None) -> list[RecordedRequest]:
+        """Requests answered 429 since a mark, optionally only of one scope ("user", "global")."""
+        return [r for r in self.requests[since:] if r.rate_limited and (scope is None or r.rate_limited == scope)]
+
     def subscribe(self) -> asyncio.Queue:
         """A queue receiving every RecordedRequest from now on."""
         queue: asyncio.Queue = asyncio.Queue()
@@ -368,6 +383,8 @@ class FakeDiscord:
 
     def _record(self, request: RecordedRequest) -> None:
         self.requests.append(request)
+        if request.rate_limited:
+            self.rate_limited[request.key] += 1
         for queue in self._subscribers:
             queue.put_nowait(request)
         self.feed.notify()
