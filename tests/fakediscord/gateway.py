@@ -60,6 +60,11 @@ NORMAL_CLOSE_CODES = (1000, 1001)
 BUFFER_LIMIT = 5000
 
 
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """Discord's routing formula: the shard that receives a guild's events."""
+    return (guild_id >> 22) % shard_count
+
+
 @dataclass
 class GatewayEvent:
     """One frame sent or received, for assertions about gateway traffic."""
@@ -126,8 +131,8 @@ class Session:
 
     def handles_guild(self, guild_id: Optional[int]) -> bool:
         shard_id, shard_count = self.shard
-        # Discord's routing formula; DMs always go to shard 0.
-        return (guild_id >> 22) % shard_count == shard_id if guild_id else shard_id == 0
+        # DMs always go to shard 0.
+        return shard_of(guild_id, shard_count) == shard_id if guild_id else shard_id == 0
 
     def is_resumable(self, now: float, window: float) -> bool:
         if self.ended:
@@ -337,11 +342,21 @@ class Gateway:
         return [s for s in self.sessions.values() if s.connection is not None]
 
     async def wait_for_sessions(self, count: int = 1, timeout: float = 10.0) -> list[Session]:
-        async def enough() -> list[Session]:
-            while len(self.connected_sessions) < count:
+        def enough() -> Optional[list[Session]]:
+            sessions = self.connected_sessions
+            return sessions if len(sessions) >= count else None
+        return await self.wait_for_session(enough, timeout, f"{count} connected session(s)")
+
+    async def wait_for_session(self, found: Callable[[], Any], timeout: float = 10.0, what: str = "a session") -> Any:
+        """Wait until ``found()`` is truthy, checking whenever a session (dis)connects."""
+        async def changes() -> Any:
+            while not (result := found()):
                 await self._session_change.wait()
-            return self.connected_sessions
-        return await asyncio.wait_for(enough(), timeout)
+            return result
+        try:
+            return await asyncio.wait_for(changes(), timeout)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"gave up waiting for {what} after {timeout} s") from None
 
     # -- fault injection --------------------------------------------------
 

@@ -5,13 +5,15 @@ command group with a subcommand group, typed options and autocomplete;
 ephemeral replies; defer + followup with a file; a persistent view with fixed
 custom_ids; a DynamicItem; a select menu; an owner-only view with
 ``interaction_check``; ``edit_message`` versus a new message; a modal; DMs;
-and plain channel message create/edit/delete.
+and plain channel message create/edit/delete. ``ShardedSampleBot`` is the same
+bot as an ``AutoShardedBot`` for multi-process shard tests.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import os
 from typing import Optional
 
 import discord
@@ -121,15 +123,15 @@ class Game(app_commands.Group):
         await interaction.response.send_message(f"kicked {player.display_name}", ephemeral=True)
 
 
-class SampleBot(commands.Bot):
-    def __init__(self, *, sync: bool = True) -> None:
-        super().__init__(command_prefix="!", intents=discord.Intents.default(), guild_ready_timeout=0.05)
-        self.sync_on_setup = sync
-        self.seen_locales: list[tuple[str, Optional[str]]] = []
+class _SampleCommands:
+    """The sample bot's setup, shared by the plain and the sharded bot."""
+
+    sync_on_setup: bool
+    tree: app_commands.CommandTree
 
     async def setup_hook(self) -> None:
         self.tree.add_command(Game())
-        for command in (whoami, report, dm_me, post, table):
+        for command in (whoami, report, dm_me, post, table, where):
             self.tree.add_command(command)
         self.add_view(PersistentView())
         self.add_dynamic_items(CounterButton)
@@ -139,6 +141,24 @@ class SampleBot(commands.Bot):
     async def before_identify_hook(self, shard_id: Optional[int], *, initial: bool = False) -> None:
         # discord.py sleeps 5 s before a non-initial IDENTIFY; tests need no pacing.
         return None
+
+
+class SampleBot(_SampleCommands, commands.Bot):
+    def __init__(self, *, sync: bool = True) -> None:
+        super().__init__(command_prefix="!", intents=discord.Intents.default(), guild_ready_timeout=0.05)
+        self.sync_on_setup = sync
+        self.seen_locales: list[tuple[str, Optional[str]]] = []
+
+
+class ShardedSampleBot(_SampleCommands, commands.AutoShardedBot):
+    """The sample bot as one process of a multi-process bot: ``shard_ids`` of ``shard_count``."""
+
+    def __init__(self, *, shard_ids: Optional[list[int]] = None, shard_count: Optional[int] = None,
+                 sync: bool = True) -> None:
+        super().__init__(command_prefix="!", intents=discord.Intents.default(), guild_ready_timeout=0.05,
+                         shard_ids=shard_ids, shard_count=shard_count)
+        self.sync_on_setup = sync
+        self.seen_locales: list[tuple[str, Optional[str]]] = []
 
 
 @app_commands.command(description="Show locales")
@@ -182,6 +202,19 @@ async def table(interaction: discord.Interaction) -> None:
     await interaction.response.send_message("your table", view=OwnerView(interaction.user.id))
 
 
+@app_commands.command(description="Which shard and process answered")
+async def where(interaction: discord.Interaction) -> None:
+    shard = interaction.guild.shard_id if interaction.guild else 0
+    await interaction.response.send_message(f"shard {shard} pid {os.getpid()}", ephemeral=True)
+
+
 def main() -> None:
     """Entry point for running the sample bot in a subprocess (see launch.py)."""
     SampleBot().run("fake-bot-token", log_handler=None)
+
+
+def sharded_main() -> None:
+    """One process of a sharded sample bot: env ``SAMPLE_SHARD_IDS`` ("0,2") of ``SAMPLE_SHARD_COUNT``."""
+    shard_ids = [int(s) for s in os.environ["SAMPLE_SHARD_IDS"].split(",")]
+    bot = ShardedSampleBot(shard_ids=shard_ids, shard_count=int(os.environ["SAMPLE_SHARD_COUNT"]))
+    bot.run("fake-bot-token", log_handler=None)

@@ -10,7 +10,10 @@ it over the gateway and waits for the bot's first callback, failing with
 ``messages``, ``latest_message`` ...) show what the bot produced.
 
 REST answers follow Discord's rate limits (``fake.rate_limits``, see
-``ratelimits.py``); ``fake.rate_limited`` counts the 429s by route.
+``ratelimits.py``); ``fake.rate_limited`` counts the 429s by route. For
+sharded and multi-process bots, ``recommended_shards`` is what
+``GET /gateway/bot`` answers, ``add_guild_on_shard`` places a guild on a shard,
+and ``wait_for_shard``/``connected_shards``/``sessions_for`` tell who is connected.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from .builders import check_select_values, interaction_payload, modal_answers, r
 from .changes import ChangeFeed
 from .commands import CommandStore
 from .errors import ClientRefused, InteractionTimeout
-from .gateway import Gateway, Intent
+from .gateway import Gateway, Intent, Session, shard_of
 from .interactions import InteractionRegistry, InteractionResult, InteractionType, SentInteraction
 from .messaging import BUTTON, SELECT_TYPES, STRING_SELECT
 from .ratelimits import RateLimits
@@ -49,7 +52,7 @@ class FakeDiscord:
 
     def __init__(self, *, default_world: bool = True, response_deadline: float = 3.0,
                  token: Optional[str] = None, heartbeat_interval_ms: int = 41250,
-                 rate_limits: "bool | RateLimits" = True) -> None:
+                 rate_limits: "bool | RateLimits" = True, recommended_shards: int = 1) -> None:
         self.world = World()
         self.feed = ChangeFeed()
         self.commands = CommandStore(self.world)
@@ -62,6 +65,8 @@ class FakeDiscord:
         self.rate_limits = rate_limits if isinstance(rate_limits, RateLimits) else RateLimits(enabled=rate_limits)
         # 429s the fake answered, by "METHOD /route/{template}" (as RecordedRequest.key).
         self.rate_limited: Counter[str] = Counter()
+        # What GET /gateway/bot recommends (an AutoShardedBot without shard_count uses it).
+        self.recommended_shards = recommended_shards
         # The fixture fails the test at teardown if the bot hit unmodelled routes.
         self.fail_on_gaps = True
         self.requests: list[RecordedRequest] = []
@@ -167,6 +172,25 @@ class FakeDiscord:
 
     def add_guild(self, name: str = "Test Guild", *, preferred_locale: str = "en-US") -> Guild:
         guild = self.world.add_guild(name, preferred_locale=preferred_locale)
+        self.gateway.dispatch(guild.id, "GUILD_CREATE", lambda session: self.gateway.guild_payload(guild, session),
+                              intent=Intent.GUILDS)
+        return guild
+
+    def add_guild_on_shard(self, shard_id: int, shard_count: int, name: Optional[str] = None, *,
+                           channel: str = "general", members: Iterable[User] = (),
+                           preferred_locale: str = "en-US") -> Guild:
+        """A guild whose events Discord sends to shard ``shard_id`` of ``shard_count``.
+
+        It has one text channel (``guild.channels[0]``) and ``members`` (e.g.
+        ``fake.users``) as members.
+        """
+        guild_id = self.world.ids.next_on_shard(shard_id, shard_count)
+        guild = self.world.add_guild(name or f"Guild on shard {shard_id}/{shard_count}",
+                                     preferred_locale=preferred_locale, guild_id=guild_id)
+        self.world.add_channel(guild, channel)
+        for user in members:
+            self.world.add_member(guild, user)
+        # Announced once complete, so GUILD_CREATE already lists the channel and members.
         self.gateway.dispatch(guild.id, "GUILD_CREATE", lambda session: self.gateway.guild_payload(guild, session),
                               intent=Intent.GUILDS)
         return guild
@@ -335,6 +359,42 @@ class FakeDiscord:
     async def wait_for_bot(self, count: int = 1, timeout: float = 10.0) -> None:
         """Wait until ``count`` gateway sessions are connected."""
         await self.gateway.wait_for_sessions(count, timeout)
+
+    async def wait_for_shard(self, shard_id: int, shard_count: Optional[int] = None, *,
+                             timeout: float = 10.0, new: bool = False) -> Session:
+        """Wait until a session for ``shard_id`` (of ``shard_count``, if given) is connected.
+
+        ``new=True`` ignores sessions connected before the call: use it to wait
+        for a replacement process to IDENTIFY while an old session is still up.
+        """
+        known = {s.id for s in self.gateway.connected_sessions} if new else set()
+
+        def connected() -> Optional[Session]:
+            return next((s for s in self.gateway.connected_sessions
+                         if s.shard[0] == shard_id and (shard_count is None or s.shard[1] == shard_count)
+                         and s.id not in known), None)
+        what = f"shard {shard_id}" + (f" of {shard_count}" if shard_count else "")
+        return await self.gateway.wait_for_session(connected, timeout, what)
+
+    # -- shards ----------------------------------------------------------------
+
+    @property
+    def connected_shards(self) -> list[tuple[int, int]]:
+        """``(shard_id, shard_count)`` of every connected gateway session, sorted."""
+        return sorted(s.shard for s in self.gateway.connected_sessions)
+
+    def sessions_for(self, guild: Optional[Guild] = None, *, connected: bool = True) -> list[Session]:
+        """The sessions that receive ``guild``'s events (DMs with ``guild=None``).
+
+        With ``connected=False`` this includes disconnected sessions that are
+        still resumable (their events are buffered for a RESUME).
+        """
+        return self.gateway.receivers(guild.id if guild else None, connected_only=connected)
+
+    @staticmethod
+    def shard_of(guild: "Guild | int", shard_count: int) -> int:
+        """The shard Discord sends a guild's events to: ``(guild_id >> 22) % shard_count``."""
+        return shard_of(guild if isinstance(guild, int) else guild.id, shard_count)
 
     # -- rate limits -------------------------------------------------------------
 

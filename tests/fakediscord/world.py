@@ -72,6 +72,19 @@ class Snowflakes:
         self._last = max(now_ms << 22, self._last + 1)
         return self._last
 
+    def next_on_shard(self, shard_id: int, shard_count: int) -> int:
+        """The next id whose guild events Discord routes to ``shard_id`` of ``shard_count``.
+
+        Discord's formula is ``(guild_id >> 22) % shard_count``: the timestamp part
+        decides, so the id is moved at most ``shard_count - 1`` ms ahead.
+        """
+        if not 0 <= shard_id < shard_count:
+            raise ValueError(f"shard {shard_id} does not exist among {shard_count}")
+        timestamp = self.next() >> 22
+        timestamp += (shard_id - timestamp) % shard_count
+        self._last = max(timestamp << 22, self._last)
+        return self._last
+
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
@@ -312,10 +325,10 @@ class World:
     def add_user(self, name: str, *, locale: str = "en-US", dms_open: bool = True) -> User:
         return self._new_user(name, locale=locale, dms_open=dms_open)
 
-    def add_guild(self, name: str, *, preferred_locale: str = "en-US") -> Guild:
+    def add_guild(self, name: str, *, preferred_locale: str = "en-US", guild_id: Optional[int] = None) -> Guild:
         # A dedicated owner keeps test users from silently getting all permissions.
         owner = self._new_user(next(self._owner_names))
-        guild_id = self.ids.next()
+        guild_id = guild_id or self.ids.next()
         everyone = Role(id=guild_id, guild_id=guild_id, name="@everyone", permissions=EVERYONE_PERMISSIONS)
         guild = Guild(id=guild_id, name=name, preferred_locale=preferred_locale, owner=owner, roles=[everyone])
         self.guilds[guild.id] = guild
