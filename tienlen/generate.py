@@ -130,15 +130,15 @@ _SINGLE_BYTES = tuple(
 S0, S1, S2, S3, S4, S5, S6 = _SINGLE_BYTES
 
 
+SINGLES_BY_RANK = _same_rank_table(SINGLE, 1)
+
+
 def _rank_combos(rank: int, nibble: int, pair_table) -> tuple[Combo, ...]:
     """Every same-rank combo inside one rank's nibble: singles, pairs, triples, four."""
     out = SINGLES_BY_RANK[rank][nibble]
     if nibble & (nibble - 1):
         out += pair_table[rank][nibble] + _TRIPLE_TABLE[rank][nibble] + _QUAD_TABLE[rank][nibble]
     return out
-
-
-SINGLES_BY_RANK = _same_rank_table(SINGLE, 1)
 
 
 def _same_rank_bytes(pair_table) -> tuple[tuple[tuple[Combo, ...], ...], ...]:
@@ -162,15 +162,6 @@ _RUN_PAIRS = tuple(tuple(tuple(sub << (4 * rank) for sub in _subsets(nibble, 2))
 
 
 # ---------------------------------------------------------------- same rank
-def _same_rank(hand: int, north: bool) -> list[Combo]:
-    """Every single, pair, triple and four of a kind of ``hand``, rank by rank."""
-    b0, b1, b2, b3, b4, b5, b6 = _SAME_RANK_BYTES_NORTH if north else _SAME_RANK_BYTES
-    return list(
-        b0[hand & 255] + b1[hand >> 8 & 255] + b2[hand >> 16 & 255] + b3[hand >> 24 & 255]
-        + b4[hand >> 32 & 255] + b5[hand >> 40 & 255] + b6[hand >> 48]
-    )
-
-
 def _of_rank_above(hand: int, ranks: int, table, min_top: int) -> list[Combo]:
     """Combos from ``table`` (indexed by rank and nibble) in the ranks of the rank
     mask ``ranks`` whose top card is above the card ``min_top``."""
@@ -375,6 +366,8 @@ def all_combos(hand: int, rules: "RuleSet") -> list[Combo]:
         b0[hand & 255] + b1[hand >> 8 & 255] + b2[hand >> 16 & 255] + b3[hand >> 24 & 255]
         + b4[hand >> 32 & 255] + b5[hand >> 40 & 255] + b6[hand >> 48]
     )
+    if hand.bit_count() < 3:
+        return out
     # Runs need three ranks in a row below the 2s: two shifted ANDs say whether there are any.
     folded = hand | (hand >> 1)
     ranks = (folded | (folded >> 2)) & NO_TWO_RANKS
@@ -405,23 +398,27 @@ def beating_combos(hand: int, top: Combo, rules: "RuleSet") -> list[Combo]:
     kind = top[0]
     min_top = top[2]
     if kind is SINGLE:
+        if min_top >= 48:  # a 2: only higher 2s, or a bomb
+            out = list(S6[(hand & ABOVE[min_top]) >> 48])
+            if hand.bit_count() >= 4 and _may_hold_bomb(hand):
+                out += bombs_beating(hand, top, rules, same_kind=False)
+            return out
         cards = hand & ABOVE[min_top]
         if rules.follow_suit:
             cards &= SUIT_LINES[min_top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
-        out = list(
+        return list(
             S0[cards & 255] + S1[cards >> 8 & 255] + S2[cards >> 16 & 255] + S3[cards >> 24 & 255]
             + S4[cards >> 32 & 255] + S5[cards >> 40 & 255] + S6[cards >> 48]
         )
-        if min_top >= 48 and _may_hold_bomb(hand):
-            out += bombs_beating(hand, top, rules, same_kind=False)
-        return out
     if kind is PAIR:
+        b, c, d = hand >> 1, hand >> 2, hand >> 3
+        pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & RANK_BITS
         if rules.follow_suit:
-            out = _of_rank_above(hand, ranks_with_pair(hand), _SAME_COLOUR_PAIR_TABLE, min_top)
+            out = _of_rank_above(hand, pairs, _SAME_COLOUR_PAIR_TABLE, min_top)
             colour, any_two = min_top & 2, rules.twos_beat_any_suit
             out = [combo for combo in out if combo[2] & 2 == colour or (any_two and combo[2] >= 48)]
         else:
-            out = _of_rank_above(hand, ranks_with_pair(hand), _PAIR_TABLE, min_top)
+            out = _of_rank_above(hand, pairs, _PAIR_TABLE, min_top)
     elif kind is STRAIGHT:
         out = _straights(hand, rules, top[3], min_top)
         if rules.follow_suit and out:
