@@ -45,7 +45,8 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
             return await fail(interaction, error)
         if account is None:
             return await reply(interaction, t(lang, "chips.no_account", name=target.display_name))
-        await reply(interaction, t(lang, "chips.balance", name=target.display_name, balance=f"{account.balance:,}"))
+        text = t(lang, "chips.balance", name=target.display_name, balance=f"{account.balance:,}", count=account.balance)
+        await reply(interaction, text)
 
     @chips.command(name="daily", description=locale_str("Claim your daily chips", key="cmd.daily"))
     async def daily(self, interaction: discord.Interaction) -> None:
@@ -56,7 +57,8 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
                 amount=self.settings.daily_chips, starting_chips=self.settings.starting_chips))
         except Exception as error:
             return await fail(interaction, error)
-        await reply(interaction, t(lang, "chips.daily", amount=f"{claim.amount:,}", balance=f"{claim.balance:,}"))
+        text = t(lang, "chips.daily", amount=f"{claim.amount:,}", balance=f"{claim.balance:,}", count=claim.amount)
+        await reply(interaction, text)
 
     @app_commands.command(name="leaderboard", description=locale_str("The best players of this server", key="cmd.leaderboard"))
     @app_commands.describe(by=locale_str("Rank by chips, wins or win rate", key="arg.by"))

@@ -174,7 +174,10 @@ def quick_plays(legal: tuple[Combo, ...], limit: int = QUICK_LIMIT) -> list[Comb
 
 
 def hand_view(hand: HandSnapshot, lang: str) -> discord.ui.View:
-    """The private controls: card picker, quick plays, Play, Pass, Clear."""
+    """The private controls: card picker, quick plays, Play, Pass, Clear.
+
+    Pass is left out for the player leading a round (leading, one cannot pass)
+    and shown disabled while it is someone else's turn."""
     from cogs.presenter import combo_name
 
     view = discord.ui.View(timeout=None)
@@ -202,8 +205,9 @@ def hand_view(hand: HandSnapshot, lang: str) -> discord.ui.View:
     can_act = hand.is_turn or hand.out_of_turn
     view.add_item(HandButton("play", channel, game, mask, label=t(lang, "button.play"),
                              style=discord.ButtonStyle.success, disabled=not (can_act and mask)))
-    view.add_item(HandButton("pass", channel, game, label=t(lang, "button.pass"),
-                             style=discord.ButtonStyle.danger, disabled=not hand.can_pass))
+    if not (hand.is_turn and hand.top is None):  # the round's leader cannot pass: no button to press
+        view.add_item(HandButton("pass", channel, game, label=t(lang, "button.pass"),
+                                 style=discord.ButtonStyle.danger, disabled=not hand.can_pass))
     view.add_item(HandButton("clear", channel, game, label=t(lang, "button.clear"), disabled=not mask))
     return view
 

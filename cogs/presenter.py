@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import discord
 
-from i18n import t
+from i18n import has, t
 from runtime.snapshot import Event, GameSummary, HandSnapshot, SeatInfo, TableSnapshot
 from tienlen import Combo, ComboKind, format_cards
 from tienlen.table import Phase
@@ -24,11 +24,29 @@ __all__ = [
     "combo_name",
     "rules_title",
     "error_text",
+    "lead_line",
+    "opening_line",
+    "ordinal",
     "COLOUR",
 ]
 
 COLOUR = discord.Colour.from_rgb(27, 94, 55)  # felt green
 GOLD = discord.Colour.from_rgb(230, 180, 40)
+DEALT = 13  # cards in a hand before its first play
+
+
+def ordinal(place: int, lang: str) -> str:
+    """'1st', '2nd' … / 'nhất', 'nhì' … for a place counted from 1."""
+    key = f"ordinal.{place}"
+    return t(lang, key) if has(key) else str(place)
+
+
+def bets(units: int, lang: str) -> str:
+    return t(lang, "count.bets", count=units)
+
+
+def chips(amount: int, lang: str) -> str:
+    return t(lang, "count.chips", count=amount)
 
 
 def rules_title(name: str, lang: str) -> str:
@@ -61,7 +79,7 @@ def _seat_line(seat: SeatInfo, snapshot: TableSnapshot, lang: str) -> str:
     status: list[str] = []
     if snapshot.phase is Phase.PLAYING:
         if seat.place is not None and not seat.left and not seat.frozen:
-            status.append(t(lang, "table.place", place=seat.place + 1))
+            status.append(t(lang, "table.place", place=ordinal(seat.place + 1, lang)))
         elif not seat.left:
             status.append(t(lang, "table.cards_left", count=seat.cards_left))
         if seat.passed:
@@ -86,26 +104,37 @@ def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None)
 
     rules = replace(snapshot.rules, turn_seconds=snapshot.turn_seconds)
     summary = rules_summary(rules, lang).splitlines()[-1]  # the title already names the preset
-    embed.description = "\n".join([summary, t(lang, "table.bet_line", bet=snapshot.bet)])
+    bet_line = t(lang, "table.bet_line", bet=f"{snapshot.bet:,}", count=snapshot.bet)
+    embed.description = "\n".join([summary, bet_line])
     seats = "\n".join(_seat_line(seat, snapshot, lang) for seat in snapshot.seats) or t(lang, "table.no_seats")
-    embed.add_field(name=t(lang, "table.seats", count=len(snapshot.seats)), value=seats, inline=False)
+    seats_title = t(lang, "table.seats", count=len(snapshot.seats), max=snapshot.rules.max_players)
+    embed.add_field(name=seats_title, value=seats, inline=False)
     if snapshot.phase is Phase.PLAYING:
         _add_game_fields(embed, snapshot, lang)
     elif snapshot.phase is Phase.LOBBY:
         embed.add_field(name=t(lang, "table.lobby"), value=t(lang, "table.lobby_help"), inline=False)
     else:
         embed.add_field(name=t(lang, "table.between"), value=t(lang, "table.between_help"), inline=False)
-    if snapshot.tally and snapshot.game_number > 0:
+    finished = snapshot.game_number - (1 if snapshot.phase is Phase.PLAYING else 0)
+    if snapshot.tally and finished > 0:
         tally = "\n".join(f"{name}: {amount:+,}" for name, amount in snapshot.tally)
-        embed.add_field(name=t(lang, "table.tally", games=snapshot.game_number), value=tally, inline=False)
+        embed.add_field(name=t(lang, "table.tally", games=finished, count=finished), value=tally, inline=False)
     if snapshot.events:
         lines = [line for line in (event_line(event, snapshot, lang) for event in snapshot.events[-5:]) if line]
         if lines:
             embed.add_field(name=t(lang, "table.latest"), value="\n".join(lines), inline=False)
     if image:
         embed.set_image(url=f"attachment://{image}")
-    embed.set_footer(text=t(lang, "table.footer", number=snapshot.game_number))
+    embed.set_footer(text=_footer(snapshot, lang))
     return embed
+
+
+def _footer(snapshot: TableSnapshot, lang: str) -> str:
+    if snapshot.phase is Phase.PLAYING:
+        return t(lang, "table.footer", number=snapshot.game_number)
+    if snapshot.game_number == 0:
+        return t(lang, "table.footer_lobby")  # nothing dealt yet: not "Game 0"
+    return t(lang, "table.footer_between", number=snapshot.game_number)
 
 
 def _add_game_fields(embed: discord.Embed, snapshot: TableSnapshot, lang: str) -> None:
@@ -117,17 +146,44 @@ def _add_game_fields(embed: discord.Embed, snapshot: TableSnapshot, lang: str) -
     if snapshot.top is not None:
         value = t(lang, "table.top", name=snapshot.seat_name(snapshot.top_owner), play=play_text(snapshot.top, lang))
     else:
-        value = t(lang, "table.leading", name=snapshot.seat_name(snapshot.turn))
+        value = opening_line(snapshot, lang)
     embed.add_field(name=t(lang, "table.on_table"), value=value, inline=False)
     if snapshot.lead is not None:
         embed.add_field(name=t(lang, "table.lead"), value=lead_line(snapshot, lang), inline=False)
 
 
 def lead_line(snapshot: TableSnapshot, lang: str) -> str:
+    """Who leads this game and why (the engine's reason)."""
     lead = snapshot.lead
     assert lead is not None
     name = snapshot.seat_name(snapshot.turn)
     return t(lang, f"lead.{lead.reason}", name=name)
+
+
+def opening_line(snapshot: TableSnapshot, lang: str) -> str:
+    """Nothing on the table: who leads, and what the rules ask of that play.
+
+    The opening play of a game led by the lowest card must contain that card
+    (RULES.md §3; ``mien-bac``: any play), so the line says so, as the "Who
+    leads" line and the rules do.  It does not name the card: the public table
+    shows no card still in a hand (the leader's own hand names it).
+    """
+    name = snapshot.seat_name(snapshot.turn)
+    if not _opening(snapshot):
+        return t(lang, "table.leading", name=name)
+    lead = snapshot.lead
+    lowest_rule = lead.first_game if lead is not None else snapshot.game_number == 1
+    if lowest_rule and snapshot.rules.first_lead_must_include_lowest:
+        return t(lang, "table.opening_lowest", name=name)
+    return t(lang, "table.opening_free", name=name)
+
+
+def _opening(snapshot: TableSnapshot) -> bool:
+    """No card has been played yet in this game."""
+    if snapshot.lead is not None:
+        return True
+    playing = [seat for seat in snapshot.seats if not seat.left]
+    return bool(playing) and all(seat.cards_left == DEALT for seat in playing)
 
 
 def event_line(event: Event, snapshot: TableSnapshot, lang: str) -> str:
@@ -137,13 +193,16 @@ def event_line(event: Event, snapshot: TableSnapshot, lang: str) -> str:
         return t(lang, "event.played", name=event.name, play=play_text(event.combo, lang))
     if kind == "chop" and event.combo is not None:
         target = "two" if event.combo.has_two and event.combo.bomb is None else "bomb"
-        return t(lang, f"event.chop_{target}", name=event.name, other=event.other, value=event.value)
+        return t(lang, f"event.chop_{target}", name=event.name, other=event.other, bets=bets(event.value, lang))
     if kind == "out":
-        return t(lang, "event.out", name=event.name, place=event.value + 1)
+        return t(lang, "event.out", name=event.name, place=ordinal(event.value + 1, lang))
+    if kind == "ai_added":
+        level = f"level.{event.other}"
+        return t(lang, "event.ai_added", name=event.name, other=t(lang, level) if has(level) else event.other)
     if kind == "round_over":
         return t(lang, "event.round_over", name=event.name)
     if kind in ("passed", "timeout", "finish_penalty", "frozen", "stuck", "left_game", "afk", "back",
-                "joined", "left_table", "ai_added", "ai_removed", "host_changed", "configured", "aborted",
+                "joined", "left_table", "ai_removed", "host_changed", "configured", "aborted",
                 "game_over", "ready", "restored"):
         return t(lang, f"event.{kind}", name=event.name, other=event.other)
     if kind == "game_started":
@@ -161,26 +220,29 @@ def summary_embed(summary: GameSummary, lang: str, *, image: str | None = None) 
     embed.add_field(name=t(lang, "summary.places"), value=places, inline=True)
     if summary.frozen:
         embed.add_field(name=t(lang, "summary.frozen"), value=", ".join(summary.frozen), inline=True)
+    # Chips move between humans only; every human seat has a line in summary.chips.
+    humans = {name for name, _, _ in summary.chips}
     payments = [
-        t(lang, "summary.payment", payer=line.payer, payee=line.payee, units=line.units,
-          chips=line.units * summary.bet, reason=t(lang, f"reason.{line.reason}"))
+        t(lang, "summary.payment" if {line.payer, line.payee} <= humans else "summary.payment_ai",
+          payer=line.payer, payee=line.payee, bets=bets(line.units, lang),
+          chips=chips(line.units * summary.bet, lang), reason=t(lang, f"reason.{line.reason}"))
         for line in summary.payments
     ]
     embed.add_field(
-        name=t(lang, "summary.payments", bet=summary.bet),
+        name=t(lang, "summary.payments", chips=chips(summary.bet, lang)),
         value=_clip("\n".join(payments) or t(lang, "summary.no_payments")),
         inline=False,
     )
-    chips = [
+    balances = [
         t(lang, "summary.chips_line", name=name, amount=f"{amount:+,}",
           balance=f"{balance:,}" if balance is not None else "—")
         for name, amount, balance in summary.chips
     ]
-    if chips:
+    if balances:
         title = t(lang, "summary.chips")
         if summary.rake_percent:
             title += " " + t(lang, "summary.rake", percent=summary.rake_percent)
-        embed.add_field(name=title, value=_clip("\n".join(chips)), inline=False)
+        embed.add_field(name=title, value=_clip("\n".join(balances)), inline=False)
     else:
         embed.add_field(name=t(lang, "summary.chips"), value=t(lang, "summary.ai_only"), inline=False)
     if image:
@@ -202,16 +264,18 @@ def hand_embed(hand: HandSnapshot, lang: str, *, image: str | None = None, notic
         lines.append(t(lang, "hand.your_turn"))
         if hand.deadline is not None:
             lines.append(t(lang, "table.deadline", when=f"<t:{int(hand.deadline)}:R>"))
-        if hand.required is not None:
-            lines.append(t(lang, "hand.must_include", card=str(hand.required)))
-        if not hand.legal and hand.top is not None:
-            lines.append(t(lang, "hand.cannot_beat"))
-    elif hand.out_of_turn:
-        lines.append(t(lang, "hand.can_chop"))
+        if hand.top is None:  # leading: what the rules allow, and no passing
+            if hand.required is not None:
+                lines.append(t(lang, "hand.must_include", card=str(hand.required)))
+            else:
+                lines.append(t(lang, "hand.lead"))
+        else:
+            lines.append(t(lang, "hand.top", play=play_text(hand.top, lang)))
+            lines.append(t(lang, "hand.beat_or_pass" if hand.legal else "hand.cannot_beat"))
     else:
-        lines.append(t(lang, "hand.wait"))
-    if hand.top is not None and not hand.finished:
-        lines.append(t(lang, "hand.top", play=play_text(hand.top, lang)))
+        lines.append(t(lang, "hand.can_chop" if hand.out_of_turn else "hand.wait"))
+        if hand.top is not None:
+            lines.append(t(lang, "hand.on_table", play=play_text(hand.top, lang)))
     if hand.selected:
         lines.append(t(lang, "hand.selected", cards=format_cards(hand.selected)))
     lines.append(format_cards(hand.cards))
