@@ -174,7 +174,7 @@ def _overview(rules: RuleSet, text: _Text) -> list[str]:
         text("overview.ranks", ranks=" ".join(rank.label for rank in Rank)),
         text("overview.suits"),
         text("overview.order"),
-        text("overview.turn", seconds=rules.turn_seconds),
+        text("overview.turn", seconds=rules.turn_seconds, count=rules.turn_seconds),
         text("overview.stake", unit=text.units(1)),
     ]
 
@@ -252,7 +252,7 @@ def _flow(rules: RuleSet, text: _Text) -> list[str]:
         text("flow.round"),
         text("flow.going_out"),
         finish,
-        text("flow.timeout", seconds=rules.turn_seconds, strikes=AFK_TIMEOUTS),
+        text("flow.timeout", seconds=rules.turn_seconds, strikes=AFK_TIMEOUTS, count=rules.turn_seconds),
         text("flow.leave"),
     ]
 

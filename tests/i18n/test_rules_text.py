@@ -90,10 +90,13 @@ def listed_instant_wins(rules: RuleSet, lang: str) -> set[InstantWinKind]:
 
 
 def flatten(data: dict, prefix: str = "") -> dict[str, str]:
+    """Dotted keys; a plural entry (a table of forms such as one/other) is one key."""
     out: dict[str, str] = {}
     for key, value in data.items():
         name = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, dict):
+        if isinstance(value, dict) and "other" in value:
+            out[name] = i18n.Plural(value)
+        elif isinstance(value, dict):
             out |= flatten(value, name)
         else:
             out[name] = value
@@ -499,3 +502,11 @@ def test_every_rules_string_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     defined = set(load(RULES_FILES["en"]))
     assert used - defined == set()
     assert defined - used == set()
+
+
+def test_seconds_are_counted_in_the_right_number() -> None:
+    one = bodies(replace(RULESETS["mien-nam"], turn_seconds=1), "en")
+    assert "**Turn time:** 1 second." in one and "when your 1 second runs out" in one
+    many = bodies(replace(RULESETS["mien-nam"], turn_seconds=30), "en")
+    assert "**Turn time:** 30 seconds." in many and "when your 30 seconds run out" in many
+    assert "**Thời gian mỗi lượt:** 1 giây." in bodies(replace(RULESETS["mien-nam"], turn_seconds=1), "vi")
