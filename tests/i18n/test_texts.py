@@ -277,3 +277,14 @@ def test_hand_titles_and_quick_play_count_in_english():
     quick = next(item for item in items if item.custom_id.startswith("tl:h:quick"))
     assert quick.placeholder == "Quick play (1 legal play)…"
     assert hand_embed(hand, "vi").title == "Bài của bạn (1 lá)"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_finished_game_points_to_the_results(lang):
+    table = table_with(2)
+    game = start(table, ["3S", "4D 5D"])
+    game.play(0, classify("3S", table.rules))  # An goes out: with two players the game is over
+    assert game.finished
+    text = hand_text(table, 1, lang)
+    assert text.startswith(t(lang, "hand.game_over"))
+    assert "3♠" not in text and hand_view(hand_of(table, 1), lang).children == []
