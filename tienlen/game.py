@@ -16,11 +16,12 @@ Card('8D')
 >>> game.pass_turn(2).round_over, game.pass_turn(0).round_over, game.turn
 (False, True, 1)
 
-Inside, hands are card masks and the seats in play, the seats locked out of
-the round and the seats that have played are bit sets (bit ``s`` = seat
-``s``), so the next seat to act is one table lookup; :class:`Card` and
-:class:`Combo` values appear only at the edges.  A pass that does not end
-the round returns a shared, immutable :class:`Outcome`.
+Inside, hands are card masks, and the seats in play and the seats locked out
+of the round are bit sets (bit ``s`` = seat ``s``), so the next seat to act is
+one table lookup; :class:`Card` values appear only at the edges.  The state
+lives in slots (integers, tuples and a few short lists), so :meth:`Game.copy`
+is cheap.  A listed play on turn is checked and applied inline; a pass that
+does not end the round returns a shared, immutable :class:`Outcome`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,22 @@ from typing import Any, Sequence
 from tienlen.cards import Card, as_mask, cards_of, format_cards, parse_cards
 from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError
-from tienlen.generate import ABOVE, SINGLES, S0, S1, S2, S3, S4, S5, S6, all_combos, beating_combos, bombs_beating, finishes_on_two, legal_plays_on_turn
+from tienlen.generate import (
+    ABOVE,
+    S0,
+    S1,
+    S2,
+    S3,
+    S4,
+    S5,
+    S6,
+    SINGLES,
+    all_combos,
+    beating_combos,
+    bombs_beating,
+    finishes_on_two,
+    legal_plays_on_turn,
+)
 from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
 from tienlen.records import Action, ChopEvent, Outcome, Payment, PaymentReason, SeatView
@@ -80,8 +96,8 @@ _DEAL_STEPS = {
 
 def _shuffled_deck(seed: int | str) -> list[int]:
     """``random.Random(seed).shuffle(list(range(52)))``, card for card, with the
-    stdlib's draw (``getrandbits`` with rejection) inlined.  A test holds it to
-    the stdlib's result."""
+    stdlib's draw (``getrandbits`` with rejection) inlined: the deck
+    :func:`_dealt_slots` deals from.  Tests hold both to the stdlib's result."""
     getrandbits = random.Random(seed).getrandbits
     deck = list(range(52))
     for n, k, i, _ in _DEAL_STEPS[4]:
