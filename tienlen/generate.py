@@ -223,14 +223,20 @@ def _straights(hand: int, rules: "RuleSet", length: int, min_top: int) -> list[C
 
 
 # Straights of three cards by start rank and the 12 bits of their three ranks,
-# built on first use (at most 10 x 4096 small tuples, shared by every game).
+# kept as they are first met.  The table could grow to 327,680 combos (about
+# 35 MB); it stops taking new windows after THREE_CARD_STRAIGHTS_KEPT combos
+# (about 3.5 MB), by which time the windows hands actually hold are in it.
 _THREE_CARD_STRAIGHTS: list[list[tuple[Combo, ...] | None]] = [[None] * 4096 for _ in range(10)]
+THREE_CARD_STRAIGHTS_KEPT = 32_768
+_kept = [0]  # combos in the table so far
 
 
 def _three_card_straights(start: int, bits: int) -> tuple[Combo, ...]:
     low, middle, high = (_RUN_SINGLES[start + step][(bits >> (4 * step)) & 0xF] for step in range(3))
     combos = tuple(_new(Combo, (STRAIGHT, a | b | c, c.bit_length() - 1, 3)) for a in low for b in middle for c in high)
-    _THREE_CARD_STRAIGHTS[start][bits] = combos
+    if _kept[0] < THREE_CARD_STRAIGHTS_KEPT:
+        _kept[0] += len(combos)
+        _THREE_CARD_STRAIGHTS[start][bits] = combos
     return combos
 
 
