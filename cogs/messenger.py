@@ -101,7 +101,8 @@ class Messenger:
             await self._post_summary(snapshot)
         if snapshot.closed:
             reason = next((event.other for event in snapshot.events if event.kind == "closed"), "ended")
-            await self.announce_closed(snapshot.channel_id, snapshot.guild_id, reason)
+            if reason != "ended":  # /tienlen end answers publicly itself
+                await self.announce_closed(snapshot.channel_id, snapshot.guild_id, reason)
         self._dirty.add(snapshot.channel_id)
         editor = self._editors.get(snapshot.channel_id)
         if editor is None or editor.done():

@@ -169,12 +169,10 @@ def opening_line(snapshot: TableSnapshot, lang: str) -> str:
     shows no card still in a hand (the leader's own hand names it).
     """
     name = snapshot.seat_name(snapshot.turn)
+    if snapshot.opening_requires_lowest:
+        return t(lang, "table.opening_lowest", name=name)
     if not _opening(snapshot):
         return t(lang, "table.leading", name=name)
-    lead = snapshot.lead
-    lowest_rule = lead.first_game if lead is not None else snapshot.game_number == 1
-    if lowest_rule and snapshot.rules.first_lead_must_include_lowest:
-        return t(lang, "table.opening_lowest", name=name)
     return t(lang, "table.opening_free", name=name)
 
 
@@ -220,10 +218,8 @@ def summary_embed(summary: GameSummary, lang: str, *, image: str | None = None) 
     embed.add_field(name=t(lang, "summary.places"), value=places, inline=True)
     if summary.frozen:
         embed.add_field(name=t(lang, "summary.frozen"), value=", ".join(summary.frozen), inline=True)
-    # Chips move between humans only; every human seat has a line in summary.chips.
-    humans = {name for name, _, _ in summary.chips}
     payments = [
-        t(lang, "summary.payment" if {line.payer, line.payee} <= humans else "summary.payment_ai",
+        t(lang, "summary.payment" if line.settled else "summary.payment_ai",
           payer=line.payer, payee=line.payee, bets=bets(line.units, lang),
           chips=chips(line.units * summary.bet, lang), reason=t(lang, f"reason.{line.reason}"))
         for line in summary.payments
@@ -273,7 +269,12 @@ def hand_embed(hand: HandSnapshot, lang: str, *, image: str | None = None, notic
             lines.append(t(lang, "hand.top", play=play_text(hand.top, lang)))
             lines.append(t(lang, "hand.beat_or_pass" if hand.legal else "hand.cannot_beat"))
     else:
-        lines.append(t(lang, "hand.can_chop" if hand.out_of_turn else "hand.wait"))
+        if hand.out_of_turn:
+            lines.append(t(lang, "hand.can_chop"))
+        elif hand.turn_name:
+            lines.append(t(lang, "hand.wait_for", name=hand.turn_name))
+        else:
+            lines.append(t(lang, "hand.wait"))
         if hand.top is not None:
             lines.append(t(lang, "hand.on_table", play=play_text(hand.top, lang)))
     if hand.selected:

@@ -113,6 +113,8 @@ def explain(error: BaseException, lang: str) -> str:
         return t(lang, "error.daily_claimed", hours=hours, minutes=seconds // 60)
     if isinstance(error, db.InvalidAmount):
         return t(lang, "error.bad_amount")
+    if isinstance(error, db.StaleEpoch):  # this process lost its cluster slot; another takes the table
+        return t(lang, "error.table_moving")
     return t(lang, "error.generic")
 
 

@@ -56,7 +56,9 @@ def summary_of(table: Table, game: Game, settlement: Any) -> GameSummary:
         game_id=table.game_id,
         places=tuple(seats[seat].name for seat in game.places),
         payments=tuple(
-            PaymentLine(seats[p.payer].name, seats[p.payee].name, p.units, p.reason.value) for p in game.payments()
+            PaymentLine(seats[p.payer].name, seats[p.payee].name, p.units, p.reason.value,
+                        settled=not (seats[p.payer].is_ai or seats[p.payee].is_ai))
+            for p in game.payments()
         ),
         chips=chips,
         instant_win=(seats[instant.seat].name, instant.kind.value) if instant else None,

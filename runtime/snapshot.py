@@ -62,6 +62,8 @@ class PaymentLine:
     payee: str
     units: int
     reason: str
+    settled: bool = True
+    """Chips moved for it (False when an AI seat pays or is paid: AI seats hold no chips)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ class TableSnapshot:
     tally: tuple[tuple[str, int], ...]
     summary: GameSummary | None = None
     closed: bool = False
+    opening_requires_lowest: bool = False
+    """Nothing played yet and the opening play must contain the lowest card (RULES.md §3)."""
 
     def seat_name(self, index: int | None) -> str:
         if index is None or not 0 <= index < len(self.seats):
@@ -134,6 +138,8 @@ class HandSnapshot:
     locale: str = "en-US"
     """The player's Discord language (their DMs follow it)."""
     selected: tuple[Card, ...] = field(default=())
+    turn_name: str | None = None
+    """Who is on turn (so a waiting player knows whom they wait for)."""
 
 
 def snapshot_of(
@@ -171,6 +177,7 @@ def snapshot_of(
         tally=tally,
         summary=summary,
         closed=closed,
+        opening_requires_lowest=game is not None and game.required_card is not None,
     )
 
 
@@ -251,4 +258,5 @@ def hand_of(table: Table, seat: int, *, selected: tuple[Card, ...] = ()) -> Hand
         deadline=table.deadline,
         locale=table.game_seats[seat].locale,
         selected=tuple(card for card in selected if card in hand),
+        turn_name=table.game_seats[game.turn].name if game.turn is not None else None,
     )

@@ -313,6 +313,7 @@ class Table:
         self.game = game
         self.game_id = game_id
         self.game_seats = [replace(seat, timeouts=0, ready=False) for seat in self.seats]
+        self._unready()  # "ready for the next game" is asked afresh after this one
         self.phase = Phase.PLAYING
         self.deadline = None
         self.last_activity = now

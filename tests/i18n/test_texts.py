@@ -88,7 +88,8 @@ def test_a_bet_of_one_chip_is_one_chip():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_payments_to_an_ai_seat_say_that_no_chips_move(lang):
-    summary = GameSummary(game_id=1, places=("Bot Lan", "An"), payments=(PaymentLine("An", "Bot Lan", 2, "place"),),
+    summary = GameSummary(game_id=1, places=("Bot Lan", "An"),
+                          payments=(PaymentLine("An", "Bot Lan", 2, "place", settled=False),),
                           chips=(("An", 0, 1000),), instant_win=None, frozen=(), final_hands=(), bet=10,
                           rake_percent=0)
     text = texts(summary_embed(summary, lang))
@@ -189,6 +190,29 @@ def test_northern_first_game_and_later_games_lead_with_anything(lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_after_a_restart_the_opening_line_still_follows_the_lowest_card_rule(lang):
+    """A later game whose winner left goes back to the 3♠ rule (mien-nam); a
+    restored table has no lead on its snapshot, and must still say so."""
+    table = table_with(3)
+    table.games_played = 2
+    game = start(table)  # dealt with the lowest-card rule
+    assert game.required_card is not None
+    snapshot = snapshot_of(table, version=1)
+    assert snapshot.lead is None and snapshot.opening_requires_lowest
+    leader = table.game_seats[game.turn].name
+    assert field(table_embed(snapshot, lang), t(lang, "table.on_table")) == t(lang, "table.opening_lowest", name=leader)
+
+
+def test_ready_marks_are_cleared_when_the_next_game_starts():
+    table = table_with(2)
+    start(table)
+    for seat in table.seats:
+        seat.ready = True  # everyone pressed "Next game" between games
+    start(table, seed=8)
+    assert not any(seat.ready for seat in table.seats)
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_a_new_round_mid_game_is_led_with_anything(lang):
     table = table_with(2)
     game = start(table, ["3S 9H 10H", "4D 5D"])
@@ -237,7 +261,7 @@ def test_pass_is_shown_to_beat_and_disabled_while_waiting(lang):
     assert t(lang, "hand.beat_or_pass") in text
     # The one waiting sees what is on the table (their own 3♠), not "to beat".
     waiting_text = hand_embed(waiting, lang).description
-    assert t(lang, "hand.wait") in waiting_text
+    assert t(lang, "hand.wait_for", name="Bao") in waiting_text  # whom they wait for
     assert t(lang, "hand.on_table", play="3♠ (" + t(lang, "combo.single") + ")") in waiting_text
     assert t(lang, "hand.top", play="3♠ (" + t(lang, "combo.single") + ")") not in waiting_text
 

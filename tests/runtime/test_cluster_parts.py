@@ -103,3 +103,12 @@ def test_rest_routes_are_counted_without_ids_or_tokens() -> None:
     assert metrics.registry.get_sample_value("tienlen_rest_requests_total",
                                              {"method": "PATCH", "route": route, "status": "200"}) == 1
     assert metrics.registry.get_sample_value("tienlen_rest_rate_limited_total", {"method": "PATCH", "route": route}) == 1
+
+
+def test_a_refused_stale_write_tells_the_player_the_table_is_moving() -> None:
+    from cogs.replies import explain
+    from db import StaleEpoch
+    from i18n import t
+
+    for lang in ("en", "vi"):
+        assert explain(StaleEpoch(1, 3, 4), lang) == t(lang, "error.table_moving")
