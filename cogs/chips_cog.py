@@ -10,7 +10,7 @@ from discord.ext import commands
 import db
 from cogs.replies import fail, lang_of, reply, within
 from cogs.stats_pages import leaderboard_embed
-from i18n import t
+from i18n import number, t
 from runtime.settings import Settings
 
 __all__ = ["ChipsCog"]
@@ -45,7 +45,7 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
             return await fail(interaction, error)
         if account is None:
             return await reply(interaction, t(lang, "chips.no_account", name=target.display_name))
-        text = t(lang, "chips.balance", name=target.display_name, balance=f"{account.balance:,}", count=account.balance)
+        text = t(lang, "chips.balance", name=target.display_name, balance=number(account.balance, lang), count=account.balance)
         await reply(interaction, text)
 
     @chips.command(name="daily", description=locale_str("Claim your daily chips", key="cmd.daily"))
@@ -57,7 +57,7 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
                 amount=self.settings.daily_chips, starting_chips=self.settings.starting_chips))
         except Exception as error:
             return await fail(interaction, error)
-        text = t(lang, "chips.daily", amount=f"{claim.amount:,}", balance=f"{claim.balance:,}", count=claim.amount)
+        text = t(lang, "chips.daily", amount=number(claim.amount, lang), balance=number(claim.balance, lang), count=claim.amount)
         await reply(interaction, text)
 
     @app_commands.command(name="leaderboard", description=locale_str("The best players of this server", key="cmd.leaderboard"))

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import discord
 
-from i18n import has, t
+from i18n import has, number, t
 from runtime.snapshot import Event, GameSummary, HandSnapshot, SeatInfo, TableSnapshot
 from tienlen import Combo, ComboKind, format_cards
 from tienlen.table import Phase
@@ -104,7 +104,7 @@ def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None)
 
     rules = replace(snapshot.rules, turn_seconds=snapshot.turn_seconds)
     summary = rules_summary(rules, lang).splitlines()[-1]  # the title already names the preset
-    bet_line = t(lang, "table.bet_line", bet=f"{snapshot.bet:,}", count=snapshot.bet)
+    bet_line = t(lang, "table.bet_line", bet=number(snapshot.bet, lang), count=snapshot.bet)
     embed.description = "\n".join([summary, bet_line])
     seats = "\n".join(_seat_line(seat, snapshot, lang) for seat in snapshot.seats) or t(lang, "table.no_seats")
     seats_title = t(lang, "table.seats", count=len(snapshot.seats), max=snapshot.rules.max_players)
@@ -117,7 +117,7 @@ def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None)
         embed.add_field(name=t(lang, "table.between"), value=t(lang, "table.between_help"), inline=False)
     finished = snapshot.game_number - (1 if snapshot.phase is Phase.PLAYING else 0)
     if snapshot.tally and finished > 0:
-        tally = "\n".join(f"{name}: {amount:+,}" for name, amount in snapshot.tally)
+        tally = "\n".join(f"{name}: {number(amount, lang, signed=True)}" for name, amount in snapshot.tally)
         embed.add_field(name=t(lang, "table.tally", games=finished, count=finished), value=tally, inline=False)
     if snapshot.events:
         lines = [line for line in (event_line(event, snapshot, lang) for event in snapshot.events[-5:]) if line]
@@ -230,8 +230,8 @@ def summary_embed(summary: GameSummary, lang: str, *, image: str | None = None) 
         inline=False,
     )
     balances = [
-        t(lang, "summary.chips_line", name=name, amount=f"{amount:+,}",
-          balance=f"{balance:,}" if balance is not None else "—")
+        t(lang, "summary.chips_line", name=name, amount=number(amount, lang, signed=True),
+          balance=number(balance, lang) if balance is not None else "—")
         for name, amount, balance in summary.chips
     ]
     if balances:
@@ -297,7 +297,7 @@ def error_text(code: str, lang: str, params: dict | None = None) -> str:
         elif value is None:
             params[key] = "—"
         else:
-            params[key] = str(value) if not isinstance(value, int) else f"{value:,}"
+            params[key] = str(value) if not isinstance(value, int) else number(value, lang)
     key = f"error.{code}"
     try:
         return t(lang, key, **params)

@@ -6,7 +6,7 @@ import discord
 
 import db
 from cogs.presenter import COLOUR
-from i18n import t
+from i18n import number, t
 
 __all__ = ["history_embed", "stats_embed", "leaderboard_embed"]
 
@@ -21,7 +21,7 @@ def history_embed(games: list[db.GameSummary], lang: str) -> discord.Embed:
         lines = []
         for seat in seats:
             place = f"{seat.place + 1}." if seat.place is not None else "–"
-            chips = f" ({seat.chips:+,})" if seat.chips is not None else ""
+            chips = f" ({number(seat.chips, lang, signed=True)})" if seat.chips is not None else ""
             lines.append(f"{place} {seat.name}{chips}")
         when = f"<t:{int(game.started_at.timestamp())}:R>"
         name = t(lang, "history.game", number=game.game_id, rules=t(lang, f"preset.{game.rules}"), bet=game.bet)
@@ -35,11 +35,11 @@ def stats_embed(stats: db.PlayerStats | None, name: str, lang: str) -> discord.E
     if stats is None:
         embed.description = t(lang, "stats.none")
         return embed
-    embed.add_field(name=t(lang, "stats.balance"), value=f"{stats.balance:,} (#{stats.chips_rank})")
-    embed.add_field(name=t(lang, "stats.games"), value=f"{stats.games_played:,}")
-    embed.add_field(name=t(lang, "stats.firsts"), value=f"{stats.firsts:,}")
-    embed.add_field(name=t(lang, "stats.win_rate"), value=f"{stats.win_rate:.0%} ({stats.wins:,})")
-    embed.add_field(name=t(lang, "stats.chips_won"), value=f"+{stats.chips_won:,} / -{stats.chips_lost:,}")
+    embed.add_field(name=t(lang, "stats.balance"), value=f"{number(stats.balance, lang)} (#{stats.chips_rank})")
+    embed.add_field(name=t(lang, "stats.games"), value=number(stats.games_played, lang))
+    embed.add_field(name=t(lang, "stats.firsts"), value=number(stats.firsts, lang))
+    embed.add_field(name=t(lang, "stats.win_rate"), value=f"{stats.win_rate:.0%} ({number(stats.wins, lang)})")
+    embed.add_field(name=t(lang, "stats.chips_won"), value=f"+{number(stats.chips_won, lang)} / -{number(stats.chips_lost, lang)}")
     embed.add_field(name=t(lang, "stats.chops"), value=t(lang, "stats.chops_value", made=stats.chops_made,
                                                           suffered=stats.chops_suffered))
     return embed
@@ -52,7 +52,7 @@ def leaderboard_embed(board: db.Leaderboard, by: str, lang: str, caller_id: int)
         return embed
 
     def value(row: db.LeaderRow) -> str:
-        return f"{row.value:.0%}" if by == "winrate" else f"{int(row.value):,}"
+        return f"{row.value:.0%}" if by == "winrate" else number(int(row.value), lang)
 
     lines = [f"**{row.rank}.** <@{row.user_id}> — {value(row)}" for row in board.rows]
     embed.description = "\n".join(lines)

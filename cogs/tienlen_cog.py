@@ -22,7 +22,7 @@ from cogs.messenger import HAND_IMAGE, Messenger, hand_files
 from cogs.presenter import combo_name, hand_embed, table_embed
 from cogs.replies import edit_own, fail, lang_of, reply, within
 from cogs.rules_pages import rules_message, table_rules
-from i18n import language_of, t
+from i18n import language_of, number, t
 from runtime.snapshot import HandSnapshot
 from tienlen import RULESETS, IllegalPlayError, format_cards, parse_cards
 from tienlen.table import Phase, Seat, TableError
@@ -229,7 +229,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         lines = [t(lang, "reply.ended")]
         if snapshot.tally:
             lines.append(t(lang, "reply.session_tally"))
-            lines += [f"{name}: {amount:+,}" for name, amount in snapshot.tally]
+            lines += [f"{name}: {number(amount, lang, signed=True)}" for name, amount in snapshot.tally]
         await reply(interaction, "\n".join(lines), ephemeral=False)
 
     @tienlen.command(name="config", description=_ls("Change rules, bet or turn time between games (host)", "cmd.config"))

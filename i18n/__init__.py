@@ -40,6 +40,7 @@ __all__ = [
     "has",
     "plural_form",
     "forms",
+    "number",
 ]
 
 LANGUAGES = ("en", "vi")
@@ -64,6 +65,37 @@ def plural_form(lang: str, count: Any) -> str:
 def forms(entry: "str | Plural") -> dict[str, str]:
     """Every text of a catalogue entry, by form (a plain string is its own "other")."""
     return dict(entry) if isinstance(entry, Plural) else {"other": entry}
+
+
+# Vietnamese groups thousands with "." and writes decimals with ",".
+_VIETNAMESE_DIGITS = str.maketrans({",": ".", ".": ","})
+
+
+class _Number(int):
+    """An int that formats its digit grouping (``{n:,}``) the way ``lang`` writes it."""
+
+    lang = "en"
+
+    def __format__(self, spec: str) -> str:
+        text = int.__format__(int(self), spec)
+        return text.translate(_VIETNAMESE_DIGITS) if self.lang == "vi" else text
+
+
+def _localised(value: Any, lang: str) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        number_ = _Number(value)
+        number_.lang = lang
+        return number_
+    return value
+
+
+def number(value: int, lang: str, *, signed: bool = False) -> str:
+    """``value`` with thousands grouped as ``lang`` writes them.
+
+    >>> number(1234567, "en"), number(1234567, "vi"), number(-20, "vi", signed=True)
+    ('1,234,567', '1.234.567', '-20')
+    """
+    return format(_localised(value, lang), "+," if signed else ",")
 
 
 def language_of(locale: Any) -> str:
@@ -112,7 +144,9 @@ def t(lang: str, key: str, /, **params: Any) -> str:
         text = entry.get(plural_form(lang, params.get("count"))) or entry["other"]
     else:
         text = entry
-    return text.format(**params) if params else text
+    if not params:
+        return text
+    return text.format(**{name: _localised(value, lang) for name, value in params.items()})
 
 
 def placeholders(text: "str | Plural") -> set[str]:

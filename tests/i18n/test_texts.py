@@ -312,3 +312,12 @@ def test_a_finished_game_points_to_the_results(lang):
     text = hand_text(table, 1, lang)
     assert text.startswith(t(lang, "hand.game_over"))
     assert "3♠" not in text and hand_view(hand_of(table, 1), lang).children == []
+
+
+def test_vietnamese_groups_thousands_with_dots():
+    summary = GameSummary(game_id=1, places=("An", "Bao"), payments=(PaymentLine("Bao", "An", 150, "place"),),
+                          chips=(("An", 1500, 12030), ("Bao", -1500, 990)), instant_win=None, frozen=(),
+                          final_hands=(), bet=10, rake_percent=0)
+    vietnamese, english = texts(summary_embed(summary, "vi")), texts(summary_embed(summary, "en"))
+    assert "+1.500" in vietnamese and "12.030" in vietnamese and "1.500 chip" in vietnamese
+    assert "+1,500" in english and "12,030" in english and "1,500 chips" in english
