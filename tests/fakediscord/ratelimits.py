@@ -184,7 +184,7 @@ class RateLimits:
 
     def bucket_for(self, route_key: str) -> Optional[Bucket]:
         """The bucket of a route key, or None for routes that are never limited."""
-        method, _, route = route_key.partition(" ")
+        _, _, route = route_key.partition(" ")
         if route_key in UNLIMITED_ROUTES or route == "UNKNOWN":
             return None
         bucket = self.buckets.get(route_key)
