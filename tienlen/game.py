@@ -42,11 +42,13 @@ from tienlen.generate import (
     S5,
     S6,
     SINGLES,
-    all_combos,
     beating_combos,
     bombs_beating,
     finishes_on_two,
     legal_plays_on_turn,
+    may_hold_bomb,
+    run_combos,
+    same_rank_combos,
 )
 from tienlen.holdings import held_value
 from tienlen.instant import InstantWin, find_instant_win
@@ -141,7 +143,7 @@ class Game:
         "_penalised", "_passed_with_play", "_chops", "_actions",
         "_round_number", "_top", "_owner", "_passed", "_chain_value", "_required",
         "_turn", "_finished", "_last_holder",
-        "_trust_combos", "_fast_plays", "_plain_singles", "_forbid_two_finish", "_iwin_cong",
+        "_runless", "_bombless", "_trust_combos", "_fast_plays", "_plain_singles", "_forbid_two_finish", "_iwin_cong",
     )
 
     def __init__(
@@ -185,6 +187,10 @@ class Game:
         self._turn: int | None = None
         self._finished = False
         self._last_holder: int | None = None
+        # Facts that stay true as hands shrink (bit sets): seats whose hand holds no
+        # straight or run of pairs, and seats whose hand holds no bomb.
+        self._runless = 0
+        self._bombless = 0
         # Rule switches read on every action.
         self._trust_combos = not rules.follow_suit and rules.consecutive_pairs
         self._forbid_two_finish = rules.finish_on_two is FinishOnTwo.FORBIDDEN
@@ -372,8 +378,17 @@ class Game:
         """
         if seat == self._turn:
             top = self._top
-            if top is not None and top[0] is SINGLE and top[2] < 48 and self._plain_singles:
-                cards = self._hands[seat] & ABOVE[top[2]]  # following a single below the 2s: its higher cards
+            if top is not None and top[0] is SINGLE and self._plain_singles:
+                cards = self._hands[seat] & ABOVE[top[2]]  # following a single: its higher cards
+                if top[2] >= 48:  # a 2: the higher 2s, and bombs (unless the hand is known to hold none)
+                    plays = list(S6[cards >> 48])
+                    if not self._bombless >> seat & 1:
+                        hand = self._hands[seat]
+                        if may_hold_bomb(hand):
+                            plays += bombs_beating(hand, top, self.rules, same_kind=False)
+                        else:
+                            self._bombless |= 1 << seat
+                    return plays
                 if not cards & (cards - 1):  # none or one
                     return [SINGLES[cards.bit_length() - 1]] if cards else []
                 return list(
@@ -383,7 +398,15 @@ class Game:
             if self._required or self._forbid_two_finish:
                 return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
             if top is None:
-                return all_combos(self._hands[seat], self.rules)
+                hand = self._hands[seat]
+                plays = same_rank_combos(hand, self.rules)
+                if not self._runless >> seat & 1:
+                    runs = run_combos(hand, self.rules)
+                    if runs:
+                        plays += runs
+                    else:
+                        self._runless |= 1 << seat
+                return plays
             return beating_combos(self._hands[seat], top, self.rules)
         top = self._top
         if (

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "all_combos",
+    "same_rank_combos",
+    "run_combos",
     "beating_combos",
     "bombs_beating",
     "legal_plays_on_turn",
@@ -183,7 +185,8 @@ def _of_rank_above(hand: int, ranks: int, table, min_top: int) -> list[Combo]:
 def _straights(hand: int, rules: "RuleSet", length: int, min_top: int) -> list[Combo]:
     """Straights of ``length`` cards (every length from 3 when 0) whose top card is
     above ``min_top``: lengths in order, then starts, then suits (lowest first)."""
-    ranks = ranks_present(hand) & NO_TWO_RANKS
+    folded = hand | (hand >> 1)
+    ranks = (folded | (folded >> 2)) & NO_TWO_RANKS
     starts = ranks & (ranks >> 4) & (ranks >> 8)
     if not starts:
         return []
@@ -357,37 +360,51 @@ def _pair_runs(hand: int, pairs: int, min_top: int, min_pairs: int = 3) -> list[
 
 # ------------------------------------------------------------------ the API
 def all_combos(hand: int, rules: "RuleSet") -> list[Combo]:
-    """Every combination that can be formed from ``hand`` (a card mask).
+    """Every combination that can be formed from ``hand`` (a card mask):
+    :func:`same_rank_combos`, then :func:`run_combos`.
 
     >>> from tienlen.rules import RULESETS
     >>> from tienlen.cards import parse_cards, mask_of
     >>> [str(c) for c in all_combos(mask_of(parse_cards("3S 3H 4D")), RULESETS["mien-nam"])]
     ['3♠', '3♥', '3♠ 3♥', '4♦']
     """
+    out = same_rank_combos(hand, rules)
+    if hand.bit_count() >= 3:
+        out += run_combos(hand, rules)
+    return out
+
+
+def same_rank_combos(hand: int, rules: "RuleSet") -> list[Combo]:
+    """Every single, pair, triple and four of a kind of ``hand``, rank by rank:
+    seven byte lookups of ready-made combos."""
     if rules.follow_suit:
         b0, b1, b2, b3, b4, b5, b6 = _SAME_RANK_BYTES_NORTH
     else:
         b0, b1, b2, b3, b4, b5, b6 = _SAME_RANK_BYTES
-    out = list(
+    return list(
         b0[hand & 255] + b1[hand >> 8 & 255] + b2[hand >> 16 & 255] + b3[hand >> 24 & 255]
         + b4[hand >> 32 & 255] + b5[hand >> 40 & 255] + b6[hand >> 48]
     )
-    if hand.bit_count() < 3:
-        return out
+
+
+def run_combos(hand: int, rules: "RuleSet") -> list[Combo]:
+    """Every straight (by length, start, suits), then every run of pairs, of
+    ``hand``.  A hand that has none now never will: its cards only go."""
     # Runs need three ranks in a row below the 2s: two shifted ANDs say whether there are any.
     folded = hand | (hand >> 1)
     ranks = (folded | (folded >> 2)) & NO_TWO_RANKS
     starts = ranks & (ranks >> 4) & (ranks >> 8)
-    if starts:
-        if rules.follow_suit:
-            out += _one_suit_straights(hand, 0, -1)
-        else:
-            out += _every_straight(hand, ranks, starts)
-        if rules.consecutive_pairs:
-            b, c, d = hand >> 1, hand >> 2, hand >> 3
-            pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & NO_TWO_RANKS
-            if pairs & (pairs >> 4) & (pairs >> 8):
-                out += _pair_runs(hand, 0, -1)
+    if not starts:
+        return []
+    if rules.follow_suit:
+        out = _one_suit_straights(hand, 0, -1)
+    else:
+        out = _every_straight(hand, ranks, starts)
+    if rules.consecutive_pairs:
+        b, c, d = hand >> 1, hand >> 2, hand >> 3
+        pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & NO_TWO_RANKS
+        if pairs & (pairs >> 4) & (pairs >> 8):
+            out += _pair_runs(hand, 0, -1)
     return out
 
 
@@ -406,7 +423,7 @@ def beating_combos(hand: int, top: Combo, rules: "RuleSet") -> list[Combo]:
     if kind is SINGLE:
         if min_top >= 48:  # a 2: only higher 2s, or a bomb
             out = list(S6[(hand & ABOVE[min_top]) >> 48])
-            if hand.bit_count() >= 4 and _may_hold_bomb(hand):
+            if hand.bit_count() >= 4 and may_hold_bomb(hand):
                 out += bombs_beating(hand, top, rules, same_kind=False)
             return out
         cards = hand & ABOVE[min_top]
@@ -441,14 +458,14 @@ def beating_combos(hand: int, top: Combo, rules: "RuleSet") -> list[Combo]:
     else:  # four of a kind
         out = _of_rank_above(hand, ranks_with_four(hand), _QUAD_TABLE, min_top)
         return out + bombs_beating(hand, top, rules, same_kind=False)
-    if min_top >= 48 and _may_hold_bomb(hand):
+    if min_top >= 48 and may_hold_bomb(hand):
         out += bombs_beating(hand, top, rules, same_kind=False)
     return out
 
 
-def _may_hold_bomb(hand: int) -> bool:
+def may_hold_bomb(hand: int) -> bool:
     """A quick necessary condition for a bomb: a four of a kind, or pairs in three
-    ranks in a row (below the 2s)."""
+    ranks in a row (below the 2s).  False stays false as cards leave the hand."""
     b, c, d = hand >> 1, hand >> 2, hand >> 3
     pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & NO_TWO_RANKS
     return bool(pairs & (pairs >> 4) & (pairs >> 8)) or bool(hand & b & c & d & RANK_BITS)
