@@ -2,8 +2,8 @@
 
 Most tests speak raw HTTP with an injected clock, so windows open and close
 exactly when the test says; the discord.py tests use the real clock with short
-windows. Every test here uses Discord's real timing (``time_scale = 1``), not
-the fixture's compressed one.
+windows. Every test here turns the limits on with Discord's real timing
+(``time_scale = 1``), not the fixture's compressed one.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ class Api:
 
 @pytest.fixture(autouse=True)
 def real_timing(fake_discord: FakeDiscord) -> None:
+    """Discord's limits in real time, whatever FAKE_DISCORD_RATE_LIMITS/_TIME_SCALE say."""
+    fake_discord.rate_limits.enabled = True
     fake_discord.rate_limits.time_scale = 1.0
 
 
@@ -247,8 +249,8 @@ async def test_discord_py_waits_out_a_global_429(fake_discord: FakeDiscord, star
     fake_discord.rate_limits.global_limit, fake_discord.rate_limits.global_per = 5, 0.5
     handle = await start_bot(SampleBot())
     await asyncio.sleep(0.5)  # a fresh global window
-    while (await api.call("GET", "/users/@me")).status != 429:
-        pass
+    statuses = [(await api.call("GET", "/users/@me")).status for _ in range(6)]
+    assert statuses[-1] == 429
     user = await handle.bot.fetch_user(fake_discord.user("bob").id)
     assert user.name == "bob"
     scopes = [r.rate_limited for r in fake_discord.rate_limited_requests()]
