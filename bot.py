@@ -23,7 +23,7 @@ from discord.ext import commands
 import db
 from cogs.chips_cog import ChipsCog
 from cogs.cluster_routing import InteractionRouter
-from cogs.rest_budget import ChannelBudget, rest_trace
+from cogs.rest_budget import ChannelBudget, GlobalPace, rest_trace
 from cogs.components import DYNAMIC_ITEMS, HAND_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
 from cogs.messenger import Messenger
 from cogs.replies import fail, lang_of, reply
@@ -57,7 +57,8 @@ class TienLenBot(commands.AutoShardedBot):
         self.metrics = Metrics()
         self.router: InteractionRouter | None = None
         self.budget = ChannelBudget()
-        options.setdefault("http_trace", rest_trace(self.metrics, self.budget, self._first_answer))
+        pace = GlobalPace(settings.rest_requests_per_second) if settings.rest_requests_per_second else None
+        options.setdefault("http_trace", rest_trace(self.metrics, self.budget, self._first_answer, pace))
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options)
         self.settings = settings
         self.sync_globally = sync_globally

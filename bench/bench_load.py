@@ -176,8 +176,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"),
                         help="seconds a player thinks before each move (0 0: as fast as possible)")
-    parser.add_argument("--edit-interval", type=float, default=1.0,
-                        help="minimum seconds between edits of one table message (production default 1.0)")
+    parser.add_argument("--edit-interval", type=float, default=0.0,
+                        help="extra seconds between edits of one table message (production: 0, paced by Discord's bucket)")
     args = parser.parse_args()
     rows = [asyncio.run(run(count, args.seconds, args.edit_interval, tuple(args.think))) for count in args.tables]
     pace = "as fast as possible" if args.think[1] <= 0 else f"players think {args.think[0]:g}–{args.think[1]:g} s per move"

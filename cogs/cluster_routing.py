@@ -65,7 +65,6 @@ class InteractionRouter:
         self.database = database
         self.member = member
         self.metrics = metrics
-        self.forwarded = 0
         self._arrivals: OrderedDict[str, float] = OrderedDict()
         self._parse: Callable[[dict[str, Any]], None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -121,14 +120,19 @@ class InteractionRouter:
             if guild_id is None or self.member.owns_guild(guild_id):
                 self._parse(data)  # no such table, or ours: answered here as usual
                 return
-            self.forwarded += 1
             if await self.member.forward(self.member.slot_of_guild(guild_id), data):
+                self._count_forward("taken")
                 return
+            self._count_forward("not_taken")
             log.warning("slot %d did not take a forwarded interaction in time",
                         self.member.slot_of_guild(guild_id))
         except Exception:
             log.exception("could not forward an interaction")
         await self._answer_moving(data)
+
+    def _count_forward(self, outcome: str) -> None:
+        if self.metrics is not None:
+            self.metrics.forwarded.labels(outcome).inc()
 
     async def _answer_moving(self, data: dict[str, Any]) -> None:
         interaction = discord.Interaction(data=data, state=self.bot._connection)

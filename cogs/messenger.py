@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
+import db
 from cogs.components import hand_view, table_view
 from cogs.presenter import hand_embed, summary_embed, table_embed
 from cogs.rest_budget import ChannelBudget, Outages, is_outage
@@ -75,6 +76,7 @@ class Messenger:
         self.budget = budget or ChannelBudget()
         self.outages = Outages()
         self._dm_retries: dict[tuple[int, int], asyncio.Task[None]] = {}
+        self._dm_channel_ids: dict[int, int] = {}
         self._latest_hands: dict[tuple[int, int], tuple[HandSnapshot, str]] = {}
         self.manager: "TableManager | None" = None
         self._latest: dict[int, TableSnapshot] = {}
@@ -155,7 +157,7 @@ class Messenger:
                     kwargs["attachments"] = await hand_files(hand)
                 message = await previous[0].edit(**kwargs)
             else:
-                channel = await self.bot.create_dm(discord.Object(id=user_id))  # cached after the first
+                channel = await self._dm_channel(user_id)
                 message = await channel.send(embed=embed, view=view, files=await hand_files(hand))
             self._dm_messages[key] = (message, fingerprint, picture_key(hand))
             self.outages.recovered("DMs")
@@ -170,6 +172,21 @@ class Messenger:
                 return
             self.outages.failed("DMs", error)
             self._retry_dm_later(user_id, key)
+
+    async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
+        """The player's DM channel: known in this process, stored by any process
+        before, or opened now (and stored, so a takeover need not reopen it)."""
+        channel_id = self._dm_channel_ids.get(user_id)
+        database = self.manager.db if self.manager is not None else None
+        if channel_id is None and database is not None:
+            channel_id = await db.dm_channel_of(database, user_id)
+        if channel_id is None:
+            channel = await self.bot.create_dm(discord.Object(id=user_id))
+            channel_id = channel.id
+            if database is not None:
+                await db.remember_dm_channel(database, user_id, channel_id)
+        self._dm_channel_ids[user_id] = channel_id
+        return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
     def _retry_dm_later(self, user_id: int, key: tuple[int, int]) -> None:
         """Send the player's latest hand again once Discord answers."""

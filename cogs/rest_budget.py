@@ -31,12 +31,14 @@ import discord
 
 from runtime.metrics import Metrics
 
-__all__ = ["ChannelBudget", "Outages", "rest_trace", "is_outage"]
+__all__ = ["ChannelBudget", "GlobalPace", "Outages", "rest_trace", "is_outage"]
 
 log = logging.getLogger(__name__)
 
 _CHANNEL_WRITE = re.compile(r"/channels/(\d+)/messages(?:/\d+)?$")
 _CALLBACK = re.compile(r"/interactions/(\d+)/[^/]+/callback$")
+# Answers to interactions (callbacks, followups by token) are outside the global limit.
+_EXEMPT = re.compile(r"/(interactions|webhooks)/")
 
 
 @dataclass
@@ -78,11 +80,48 @@ class ChannelBudget:
             del self._buckets[key]
 
 
-def rest_trace(metrics: Metrics, budget: ChannelBudget, first_answer: Callable[[str], float | None]) -> aiohttp.TraceConfig:
+class GlobalPace:
+    """This process's share of the token's global limit (50 requests/s for
+    the whole bot): a token bucket that calls outside interaction answers
+    wait on, so several processes without a shared proxy do not draw 429s.
+
+    discord.py learns of the global limit only from a 429; pacing here keeps
+    the processes of a cluster under it together."""
+
+    def __init__(self, per_second: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_second = per_second
+        self.clock = clock
+        self._tokens = per_second
+        self._last = clock()
+        self._turn = asyncio.Lock()  # first come, first served
+
+    async def acquire(self) -> None:
+        async with self._turn:
+            while True:
+                now = self.clock()
+                self._tokens = min(self.per_second, self._tokens + (now - self._last) * self.per_second)
+                self._last = now
+                if self._tokens >= 1:
+                    self._tokens -= 1
+                    return
+                await asyncio.sleep((1 - self._tokens) / self.per_second)
+
+
+def rest_trace(
+    metrics: Metrics,
+    budget: ChannelBudget,
+    first_answer: Callable[[str], float | None],
+    pace: GlobalPace | None = None,
+) -> aiohttp.TraceConfig:
     """An aiohttp trace for discord.py's session: counts REST calls and 429s
-    by route, keeps the channel budget, and times each interaction's first
-    answer (``first_answer(interaction_id)`` gives the seconds since it arrived)."""
+    by route, keeps the channel budget, times each interaction's first answer
+    (``first_answer(interaction_id)`` gives the seconds since it arrived), and
+    paces calls to this process's share of the global limit."""
     trace = aiohttp.TraceConfig()
+
+    async def on_request_start(_session: Any, _context: Any, params: aiohttp.TraceRequestStartParams) -> None:
+        if pace is not None and not _EXEMPT.search(params.url.path):
+            await pace.acquire()
 
     async def on_request_end(_session: Any, _context: Any, params: aiohttp.TraceRequestEndParams) -> None:
         path, response = params.url.path, params.response
@@ -96,6 +135,7 @@ def rest_trace(metrics: Metrics, budget: ChannelBudget, first_answer: Callable[[
             if seconds is not None:
                 metrics.first_response.observe(seconds)
 
+    trace.on_request_start.append(on_request_start)
     trace.on_request_end.append(on_request_end)
     return trace
 

@@ -17,6 +17,7 @@ from db.accounts import (
 )
 from db.connect import DEFAULT_URL
 from db.daily import claim_daily
+from db.dm_channels import dm_channel_of, remember_dm_channel
 from db.database import Database, Fence
 from db.errors import (
     ActionConflict,
@@ -114,6 +115,7 @@ __all__ = [
     "append_action",
     "append_actions",
     "claim_daily",
+    "dm_channel_of",
     "create_game",
     "delete_table",
     "finish_game",
@@ -127,6 +129,7 @@ __all__ = [
     "player_stats",
     "recent_games",
     "record_leave_penalty",
+    "remember_dm_channel",
     "save_table",
     "set_guild_locale",
     "set_guild_timezone",

@@ -197,3 +197,14 @@ class ForwardedInteractionRow(Base):
     id: Mapped[int] = mapped_column(AutoIncrementId, primary_key=True)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+
+class DmChannelRow(Base):
+    """The direct-message channel the bot has with a user (it never changes):
+    a process that takes over a table sends hands without asking Discord to
+    open the channel again (that route allows 5 calls per 5 s per bot)."""
+
+    __tablename__ = "dm_channels"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    channel_id: Mapped[int] = mapped_column(BigInteger)

@@ -4,7 +4,7 @@ Served by a small aiohttp server on ``METRICS_PORT`` (off by default).  The
 figures are the ones an operator of a cluster needs: which slot and shards
 this process runs, how many tables and games it holds, how fast interactions
 get their first answer, Discord REST calls and 429s by route, database
-transaction latency, and slot takeovers.
+transaction latency, interactions forwarded to other slots, and takeovers.
 
 >>> route_template("/api/v10/channels/1234/messages/5678")
 '/channels/{id}/messages/{id}'
@@ -61,6 +61,10 @@ class Metrics:
         self.db_transaction = Histogram(
             "tienlen_db_transaction_seconds", "Database transaction time", ["kind"],
             buckets=DB_BUCKETS, registry=registry,
+        )
+        self.forwarded = Counter(
+            "tienlen_forwarded_interactions", "DM interactions handed to another slot's process",
+            ["outcome"], registry=registry,
         )
         self.takeovers = Counter(
             "tienlen_cluster_takeovers", "Slots this process took over from a previous holder", registry=registry

@@ -42,6 +42,8 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     discord_api_base: str | None = None
     """Discord REST base URL, e.g. a shared rate-limit proxy (nirn-proxy) for a cluster."""
+    rest_requests_per_second: float | None = None
+    """This process's pace for REST calls outside interaction answers (None: not paced)."""
     deal_seed: int | None = None
     """Test only: make the shuffles of a run reproducible."""
     api_base: str | None = None
@@ -78,6 +80,7 @@ class Settings:
             metrics_port=_int(env.get("METRICS_PORT")),
             metrics_host=env.get("METRICS_HOST") or "127.0.0.1",
             discord_api_base=(env.get("DISCORD_API_BASE") or "").strip() or None,
+            rest_requests_per_second=_rest_pace(env),
             deal_seed=_int(env.get("TIENLEN_TEST_SEED")),
             api_base=env.get("TIENLEN_TEST_API_BASE") or None,
             gateway_url=env.get("TIENLEN_TEST_GATEWAY_URL") or None,
@@ -98,6 +101,22 @@ class Settings:
         if self.shard_count is not None and (self.shard_count < 1 or self.shard_count % self.clusters):
             return f"SHARD_COUNT={self.shard_count} must be a positive multiple of CLUSTERS={self.clusters}."
         return None
+
+
+# Discord's global limit for a bot token, shared by all of its processes.
+GLOBAL_REQUESTS_PER_SECOND = 50
+
+
+def _rest_pace(env: Mapping[str, str]) -> float | None:
+    """REST_REQUESTS_PER_SECOND, or by default an equal share of the global
+    limit for each slot of a cluster that has no shared proxy (0: off)."""
+    explicit = env.get("REST_REQUESTS_PER_SECOND")
+    if explicit is not None and explicit.strip():
+        return float(explicit) or None
+    clusters = _int(env.get("CLUSTERS")) or 1
+    if clusters > 1 and not (env.get("DISCORD_API_BASE") or "").strip():
+        return GLOBAL_REQUESTS_PER_SECOND / clusters
+    return None
 
 
 def _int(value: str | None, default: int | None = None) -> int | None:

@@ -20,6 +20,7 @@ from db.models import Base
 from tests.db.dbtest_support import Backend
 
 EXPECTED_TABLES = {
+    "dm_channels",
     "cluster_slots",
     "forwarded_interactions",
     "accounts",

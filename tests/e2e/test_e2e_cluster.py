@@ -113,7 +113,8 @@ async def get(url: str) -> tuple[int, str]:
 
 def metric(text: str, name: str) -> float:
     """The sum of a Prometheus metric's samples (0 when absent)."""
-    return sum(float(value) for value in re.findall(rf"^{re.escape(name)}(?:{{[^}}]*}})? (\S+)$", text, re.M))
+    # Label values hold braces themselves (route="/channels/{id}/messages/{id}").
+    return sum(float(value) for value in re.findall(rf"^{re.escape(name)}(?:{{.*}})? (\S+)$", text, re.M))
 
 
 async def slot_holders(url: str) -> dict[int, int]:
@@ -222,6 +223,7 @@ async def test_three_processes_two_slots_dm_forwarding_and_failover(fake_discord
         assert not drivers[1].ephemeral_hands  # the moves came from DM buttons, forwarded to slot 1
 
         # Slot 1's holder dies mid-game; the standby takes the slot and the game goes on.
+        before_kill = fake.mark()
         await holders[1].kill()
         await fake.wait_for(lambda: "restarted" in drivers[1].table.text(), timeout=TAKEOVER_TIMEOUT,
                             what="the standby to resume slot 1's table")
@@ -229,11 +231,14 @@ async def test_three_processes_two_slots_dm_forwarding_and_failover(fake_discord
         assert new_holders[1] is standby and new_holders[0] is holders[0]
         await drivers[1].play_to_the_end()
         await fake.wait_for(lambda: drivers[1].phase() == "between", timeout=20, what="slot 1's game to end")
+        # The new owner wrote to the players' DM channels without reopening them.
+        assert not [r for r in fake.requests_since(before_kill) if r.key == "POST /users/@me/channels"]
 
         status, forwarder = await get(f"{holders[0].metrics_url}/metrics")
         assert status == 200 and metric(forwarder, "tienlen_cluster_slot") == 0
         assert metric(forwarder, "tienlen_first_response_seconds_count") > 0
         assert metric(forwarder, "tienlen_rest_requests_total") > 0
+        assert metric(forwarder, "tienlen_forwarded_interactions_total") >= 4  # slot 1's DM moves went through here
         _, successor = await get(f"{standby.metrics_url}/metrics")
         assert metric(successor, "tienlen_cluster_slot") == 1
         assert metric(successor, "tienlen_cluster_takeovers_total") == 1

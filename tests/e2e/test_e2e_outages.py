@@ -19,9 +19,9 @@ def server_error() -> discord.DiscordServerError:
 
 @pytest.fixture
 def discord_down(monkeypatch):
-    """While ``state.down`` is set, table edits and DM sends fail with 503."""
+    """While ``state.down`` is set, message edits and sends fail with 503."""
     state = SimpleNamespace(down=False, failures=0)
-    edit, send = discord.PartialMessage.edit, discord.DMChannel.send
+    edit, send = discord.PartialMessage.edit, discord.PartialMessageable.send
 
     async def failing_edit(self, *args, **kwargs):
         if state.down:
@@ -36,7 +36,7 @@ def discord_down(monkeypatch):
         return await send(self, *args, **kwargs)
 
     monkeypatch.setattr(discord.PartialMessage, "edit", failing_edit)
-    monkeypatch.setattr(discord.DMChannel, "send", failing_send)
+    monkeypatch.setattr(discord.PartialMessageable, "send", failing_send)
     return state
 
 

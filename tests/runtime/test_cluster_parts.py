@@ -112,3 +112,30 @@ def test_a_refused_stale_write_tells_the_player_the_table_is_moving() -> None:
 
     for lang in ("en", "vi"):
         assert explain(StaleEpoch(1, 3, 4), lang) == t(lang, "error.table_moving")
+
+
+def test_without_a_proxy_each_slot_paces_rest_to_its_share_of_the_global_limit() -> None:
+    assert Settings.from_env({}).rest_requests_per_second is None  # one process: discord.py's own handling
+    two = Settings.from_env({"CLUSTERS": "2", "DATABASE_URL": "postgresql+asyncpg://db/x"})
+    assert two.rest_requests_per_second == 25
+    proxied = Settings.from_env({"CLUSTERS": "2", "DISCORD_API_BASE": "http://nirn:8080/api/v10"})
+    assert proxied.rest_requests_per_second is None  # the shared proxy paces every process together
+    assert Settings.from_env({"CLUSTERS": "2", "REST_REQUESTS_PER_SECOND": "0"}).rest_requests_per_second is None
+    assert Settings.from_env({"REST_REQUESTS_PER_SECOND": "40"}).rest_requests_per_second == 40
+
+
+async def test_the_global_pace_lets_a_burst_through_then_spaces_calls() -> None:
+    import asyncio
+    import time
+
+    from cogs.rest_budget import GlobalPace
+
+    pace = GlobalPace(20.0)
+    started = time.monotonic()
+    for _ in range(20):  # a full second's worth at once
+        await pace.acquire()
+    assert time.monotonic() - started < 0.2
+    for _ in range(10):  # then 20 per second
+        await pace.acquire()
+    assert time.monotonic() - started >= 0.4
+    await asyncio.sleep(0)

@@ -1,4 +1,5 @@
-"""Cluster slots (epochs that fence writes) and oversized forwarded interactions.
+"""Cluster slots (epochs that fence writes), oversized forwarded interactions,
+and users' DM channels (so a new owner of a table need not reopen them).
 
 Revision ID: 0002
 Revises: 0001
@@ -37,6 +38,15 @@ def upgrade() -> None:
     )
 
 
+    op.create_table(
+        "dm_channels",
+        sa.Column("user_id", sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column("channel_id", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("user_id", name=op.f("pk_dm_channels")),
+    )
+
+
 def downgrade() -> None:
+    op.drop_table("dm_channels")
     op.drop_table("forwarded_interactions")
     op.drop_table("cluster_slots")
