@@ -77,6 +77,10 @@ class Job:
     players: int
     seed: int
     budget_ms: float
+    hard_options: tuple = ()
+    normal_weights: tuple = ()
+    """Overrides of ``normal``'s :class:`~tienlen.ai.normal.Weights` (``--normal name=value``)."""
+    """Keyword overrides for ``HardPlayer`` (``--hard name=value``), for experiments."""
 
 
 class Timed:
@@ -99,14 +103,30 @@ class Timed:
         return move
 
 
+def _make(level: str, job: Job):
+    if level == "hard" and job.hard_options:
+        from tienlen.ai import HardPlayer
+        options = dict(job.hard_options)
+        if options.get("clock") == "cpu":  # budget in CPU time: comparable runs on a busy machine
+            options["clock"] = time.process_time
+        return HardPlayer(job.budget_ms, **options)
+    if level == "normal" and job.normal_weights:
+        from dataclasses import replace
+
+        from tienlen.ai import NormalPlayer
+        from tienlen.ai.normal import DEFAULT_WEIGHTS
+        return NormalPlayer(replace(DEFAULT_WEIGHTS, **dict(job.normal_weights)))
+    return make_player(level, budget_ms=job.budget_ms)
+
+
 def play_one(job: Job) -> GameResult:
     """One arena game: the hero level in seat ``index % players``."""
     deal = job.seed * 1_000_000 + job.index // job.players
     hero = job.index % job.players
     game = Game.deal(RULESETS[job.preset], job.players, deal)
     result = GameResult(job.index, deal, hero, False, 0, 0)
-    players = [Timed(make_player(job.other_level, budget_ms=job.budget_ms), result) for _ in range(job.players)]
-    players[hero] = Timed(make_player(job.hero_level, budget_ms=job.budget_ms), result)
+    players = [Timed(_make(job.other_level, job), result) for _ in range(job.players)]
+    players[hero] = Timed(_make(job.hero_level, job), result)
     play_game(game, players, seed=job.index)
     result.place = game.places.index(hero)
     result.first = result.place == 0
@@ -178,6 +198,7 @@ def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
         "places": {place + 1: count for place, count in sorted(places.items())},
         "target": TARGETS.get(pairing, ""),
         "latency": latency,
+        "per_game": [(r.index, r.deal, r.place, r.units) for r in sorted(results, key=lambda r: r.index)],
         **settings,
     }
 
@@ -186,7 +207,8 @@ def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
 def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
     hero_level, other_level = PAIRINGS[pairing]
     jobs = [
-        Job(index, hero_level, other_level, args.rules, args.players, args.seed, args.budget_ms)
+        Job(index, hero_level, other_level, args.rules, args.players, args.seed, args.budget_ms,
+            tuple(_option(text) for text in args.hard), tuple(_option(text) for text in args.normal))
         for index in range(args.games)
     ]
     start = time.perf_counter()
@@ -208,8 +230,20 @@ def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
         "budget_ms": args.budget_ms,
         "workers": args.workers,
         "wall_s": wall,
+        "hard_options": dict(_option(text) for text in args.hard),
+        "normal_weights": dict(_option(text) for text in args.normal),
     }
     return summarise(pairing, results, settings)
+
+
+def _option(text: str) -> tuple[str, object]:
+    name, _, value = text.partition("=")
+    for convert in (int, float):
+        try:
+            return name, convert(value)
+        except ValueError:
+            pass
+    return name, {"None": None, "True": True, "False": False}.get(value, value)
 
 
 def _progress(pairing: str, results: list[GameResult], total: int, start: float) -> None:
@@ -258,7 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-ms", type=float, default=300, help="hard: thinking time per decision")
     parser.add_argument("--workers", type=int, default=1, help="processes (the machine has 2 cores: use at most 2)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", help="also write the summaries to this file")
+    parser.add_argument("--json", help="also write the summaries (with every game's place and units) to this file")
+    parser.add_argument("--hard", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a HardPlayer setting (experiments), e.g. --hard width=4; "
+                             "--hard clock=cpu counts the budget in CPU time (for comparisons on a busy machine)")
+    parser.add_argument("--normal", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a weight of the normal heuristic (experiments; every normal seat)")
     args = parser.parse_args(argv)
     pairings = ["normal-easy", "hard-normal"] if args.pairing == "both" else [args.pairing]
     summaries = [run_pairing(pairing, args) for pairing in pairings]

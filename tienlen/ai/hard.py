@@ -32,7 +32,7 @@ import gc
 import math
 import random
 import time
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from tienlen.ai.arena import MAX_ACTIONS, apply_move
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
@@ -78,6 +78,8 @@ class HardPlayer:
         burn_in_share: float = 0.25,
         burn_in_steps: int = 200,
         thinning: int = 10,
+        clock: Callable[[], float] = time.perf_counter,
+        switch_z: float = 0.0,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -87,6 +89,12 @@ class HardPlayer:
         self.burn_in_share = burn_in_share
         self.burn_in_steps = burn_in_steps
         self.thinning = thinning
+        self.clock = clock
+        self.switch_z = switch_z
+        """The search's pick replaces the heuristic's first choice only when its
+        paired mean is ahead by more than this many standard errors."""
+        """What the budget is measured on: the wall clock (the bot), or e.g.
+        ``time.process_time`` for benchmarks on a shared machine."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
@@ -127,7 +135,7 @@ class HardPlayer:
         return chosen
 
     def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random) -> Combo | None:
-        start = time.perf_counter()
+        start = self.clock()
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
@@ -151,12 +159,14 @@ class HardPlayer:
             evaluated += 1
             if len(alive) > 1 and evaluated % ELIMINATE_EVERY == 0:
                 alive = _survivors(alive, results)
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and self.clock() >= deadline:
                 break
         self.last_worlds = evaluated
         if not evaluated:
             return candidates[0]
         best = max(alive, key=lambda index: (sum(results[index]), -index))
+        if self.switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], self.switch_z):
+            best = 0  # not clearly better than the heuristic's choice: keep that
         return candidates[best]
 
     def _deals(self, view: "SeatView", builder: WorldBuilder, rng: random.Random,
@@ -178,7 +188,7 @@ class HardPlayer:
             for _ in range(self.burn_in_steps):
                 chain.step()
         else:
-            while time.perf_counter() < burn_in_until:
+            while self.clock() < burn_in_until:
                 chain.step()
         while True:
             yield dict(chain.hands)
@@ -201,13 +211,29 @@ class HardPlayer:
                   deadline: float | None) -> list[float] | None:
         results = []
         for move in candidates:
-            if deadline is not None and results and time.perf_counter() >= deadline:
+            if deadline is not None and results and self.clock() >= deadline:
                 return None
             game = world.copy()
             apply_move(game, seat, move)
             rollout(game, self.weights)
             results.append(float(game.settlement()[seat]))
         return results
+
+
+def _paired(mine: list[float], theirs: list[float]) -> tuple[float, float]:
+    """Mean and standard error of the paired differences on the last common worlds."""
+    worlds = min(len(mine), len(theirs))
+    differences = [a - b for a, b in zip(mine[-worlds:], theirs[-worlds:])]
+    mean = sum(differences) / worlds
+    variance = sum((difference - mean) ** 2 for difference in differences) / max(1, worlds - 1)
+    return mean, math.sqrt(variance / worlds)
+
+
+def _clearly_better(mine: list[float], theirs: list[float], z: float) -> bool:
+    if len(mine) < 2:
+        return False
+    mean, error = _paired(mine, theirs)
+    return mean > z * error
 
 
 def _survivors(alive: list[int], results: list[list[float]]) -> list[int]:

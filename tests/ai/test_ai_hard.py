@@ -1,0 +1,43 @@
+"""The ``hard`` search's own parts: its budget clock, and keeping the
+heuristic's choice unless the sampled worlds clearly say otherwise."""
+
+import random
+import time
+
+from tienlen import Game, RULESETS
+from tienlen.ai import HardPlayer, NormalPlayer
+from tienlen.ai.arena import apply_move
+from tienlen.ai.hard import _clearly_better
+
+
+def _midgame(seed: int, actions: int = 8) -> Game:
+    game = Game.deal(RULESETS["mien-nam"], 4, seed)
+    player = NormalPlayer()
+    for _ in range(actions):
+        apply_move(game, game.turn, player.choose(game.view(game.turn), random.Random(0)))
+    return game
+
+
+def test_a_clearly_better_candidate_is_ahead_by_more_than_z_standard_errors():
+    assert _clearly_better([2.0, 3.0, 2.0, 3.0], [0.0, 1.0, 0.0, 1.0], 1.0)  # +2 every world
+    assert not _clearly_better([3.0, -3.0, 3.0, -2.0], [0.0, 0.0, 0.0, 0.0], 1.0)  # noise
+    assert not _clearly_better([5.0], [0.0], 0.0)  # one world is no evidence
+
+
+def test_the_budget_can_be_counted_in_cpu_time():
+    game = _midgame(4)
+    player = HardPlayer(40, clock=time.process_time)
+    start = time.process_time()
+    move = player.choose(game.view(game.turn), random.Random(1))
+    assert time.process_time() - start < 0.5
+    assert move is None or move in game.legal_plays(game.turn)
+
+
+def test_search_is_deterministic_with_a_fixed_number_of_worlds():
+    for seed in range(3):
+        game = _midgame(seed)
+        view = game.view(game.turn)
+        first = HardPlayer(samples=4, burn_in_steps=20, thinning=2).choose(view, random.Random(seed))
+        second = HardPlayer(samples=4, burn_in_steps=20, thinning=2).choose(view, random.Random(seed))
+        assert first == second
+        assert first is None or first in view.legal_plays
