@@ -22,6 +22,13 @@ Usage::
     nice -n 10 python bench/bench_ai.py --pairing normal-easy --games 2000
     nice -n 10 python bench/bench_ai.py --pairing hard-normal --games 2000 --budget-ms 300 --workers 2
 
+Comparing variants on a busy machine: count ``hard``'s budget in CPU time and
+pair the per-game results of two ``--json`` files (same ``--seed``, same deals)::
+
+    python bench/bench_ai.py --pairing hard-normal --games 200 --budget-ms 100 --hard clock=cpu --json a.json
+    python bench/bench_ai.py --pairing hard-normal --games 200 --budget-ms 100 --hard clock=cpu \
+        --hard thinning=4 --json b.json
+
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """
 
@@ -282,6 +289,26 @@ def markdown(summaries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def compare(first: str, second: str) -> str:
+    """Paired differences (second - first) in first place and units, one
+    sample per deal over the games both runs played."""
+    with open(first, encoding="utf-8") as handle:
+        a = {index: (deal, place, units) for index, deal, place, units in json.load(handle)[0]["per_game"]}
+    with open(second, encoding="utf-8") as handle:
+        b = {index: (deal, place, units) for index, deal, place, units in json.load(handle)[0]["per_game"]}
+    firsts: dict[int, list[float]] = {}
+    units: dict[int, list[float]] = {}
+    for index in sorted(set(a) & set(b)):
+        deal = a[index][0]
+        firsts.setdefault(deal, []).append(float(b[index][1] == 0) - float(a[index][1] == 0))
+        units.setdefault(deal, []).append(float(b[index][2] - a[index][2]))
+    games = sum(len(values) for values in firsts.values())
+    first, first_ci = clustered_mean(firsts)
+    mean_units, units_ci = clustered_mean(units)
+    return (f"{games} games ({len(firsts)} deals), B - A: first place {100 * first:+.1f} ± {100 * first_ci:.1f} points, "
+            f"units {mean_units:+.3f} ± {units_ci:.3f} (95 % CI over deals)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairing", default="both", choices=sorted(PAIRINGS) + ["both"],
@@ -298,7 +325,12 @@ def main(argv: list[str] | None = None) -> int:
                              "--hard clock=cpu counts the budget in CPU time (for comparisons on a busy machine)")
     parser.add_argument("--normal", action="append", default=[], metavar="NAME=VALUE",
                         help="override a weight of the normal heuristic (experiments; every normal seat)")
+    parser.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
+                        help="only compare two --json runs game by game (same seed and games)")
     args = parser.parse_args(argv)
+    if args.compare:
+        print(compare(*args.compare))
+        return 0
     pairings = ["normal-easy", "hard-normal"] if args.pairing == "both" else [args.pairing]
     summaries = [run_pairing(pairing, args) for pairing in pairings]
     print(markdown(summaries))
