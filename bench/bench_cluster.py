@@ -43,11 +43,9 @@ import json
 import os
 import random
 import re
-import socket
 import statistics
 import sys
 import time
-import uuid
 from collections import Counter
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -57,10 +55,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import aiohttp  # noqa: E402
 import asyncpg  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 
 from bench.bench_load import NOW, RULES, _says_turn, percentile  # noqa: E402
 from i18n import t  # noqa: E402
+from tests.e2e.cluster_support import dsn, free_port, fresh_database, metric, slot_holders  # noqa: E402
 from tests.e2e.driver import baseline_key, field_value  # noqa: E402
 from tests.e2e.process import BotProcess  # noqa: E402
 from tests.fakediscord import ClientRefused, FakeDiscord, InteractionTimeout  # noqa: E402
@@ -80,35 +78,6 @@ RETRY = (InteractionTimeout, ClientRefused, AssertionError)
 
 
 # ---------------------------------------------------------------- infrastructure
-def _dsn(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-@asynccontextmanager
-async def fresh_database() -> AsyncIterator[str]:
-    """A new PostgreSQL database for one run (advisory locks and NOTIFY are per database)."""
-    name = f"tl_bench_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(_dsn(PG_URL))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def metric(text: str, name: str) -> float:
-    """The sum of a Prometheus metric's samples (0 when absent)."""
-    # label values hold braces themselves (route="/channels/{id}/messages/{id}")
-    return sum(float(value) for value in re.findall(rf"^{re.escape(name)}(?:{{.*}})? (\S+)$", text, re.M))
-
-
 def rate_limited_count(fake: FakeDiscord, since: int = 0) -> int:
     """429s the fake answered since a request mark (works with or without its rate-limit API)."""
     return sum(1 for request in fake.requests[since:] if request.status == 429)
@@ -146,14 +115,7 @@ class Cluster:
 
     async def holders(self) -> dict[int, int]:
         """slot -> pid of the process that claimed it last."""
-        connection = await asyncpg.connect(_dsn(self.url))
-        try:
-            rows = await connection.fetch("SELECT slot, holder FROM cluster_slots")
-        except asyncpg.UndefinedTableError:
-            return {}
-        finally:
-            await connection.close()
-        return {row["slot"]: int(row["holder"].rsplit(":", 1)[1]) for row in rows if row["holder"]}
+        return await slot_holders(self.url)
 
     async def formed(self, timeout: float = 120.0) -> dict[int, BotProcess]:
         """Until every slot is held by a live process and every shard is connected."""
@@ -470,7 +432,7 @@ async def until_playing(load: ClusterLoad, seats: list[Seat], timeout: float) ->
 async def scale(processes: int, steps: list[int], window: float, flat_seconds: float, open_rate: float,
                 think: tuple[float, float], settle: float, dm_limit: int) -> dict:
     """Human pace in steps until p99 passes the limit, then flat out with the same tables."""
-    async with fresh_database() as url, FakeDiscord(default_world=True) as fake:
+    async with fresh_database(PG_URL, "tl_bench") as url, FakeDiscord(default_world=True) as fake:
         fake.fail_on_gaps = False
         fake.recommended_shards = SHARDS
         cluster = Cluster(fake, url, clusters=processes)
@@ -593,7 +555,7 @@ def combine(first: dict, second: dict, load: ClusterLoad) -> dict:
 
 # ---------------------------------------------------------------- part 3
 async def action_counts(url: str) -> dict[int, int]:
-    connection = await asyncpg.connect(_dsn(url))
+    connection = await asyncpg.connect(dsn(url))
     try:
         rows = await connection.fetch("SELECT game_id, count(*) AS n FROM game_actions GROUP BY game_id")
     finally:
@@ -604,7 +566,7 @@ async def action_counts(url: str) -> dict[int, int]:
 async def takeover(kills: int, tables: int, think: tuple[float, float], open_rate: float,
                    between: float, dm_limit: int) -> dict:
     """CLUSTERS=2 with a standby: SIGKILL a slot holder mid-game ``kills`` times."""
-    async with fresh_database() as url, FakeDiscord(default_world=True) as fake:
+    async with fresh_database(PG_URL, "tl_bench") as url, FakeDiscord(default_world=True) as fake:
         fake.fail_on_gaps = False
         fake.recommended_shards = SHARDS
         cluster = Cluster(fake, url, clusters=2)
@@ -717,7 +679,7 @@ async def check_database(url: str, world: World, seats: list[Seat]) -> dict:
 
     database = db.Database.from_url(url)
     try:
-        connection = await asyncpg.connect(_dsn(url))
+        connection = await asyncpg.connect(dsn(url))
         try:
             balances = await connection.fetch(
                 "SELECT guild_id, count(*) AS players, sum(balance) AS chips FROM accounts GROUP BY guild_id")

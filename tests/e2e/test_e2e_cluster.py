@@ -12,21 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
-import socket
 import subprocess
 import sys
-import uuid
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
 import aiohttp
-import asyncpg
 import pytest
-from sqlalchemy.engine import make_url
 
 import db
+from tests.e2e.cluster_support import free_port, fresh_database, metric, slot_holders
 from tests.e2e.driver import TableDriver, baseline_key
 from tests.e2e.process import REPO, BotProcess
 from tienlen import Game
@@ -40,22 +36,11 @@ SHARDS = 2
 TAKEOVER_TIMEOUT = 40.0
 
 
-def _dsn(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
 @pytest.fixture
 async def cluster_db() -> AsyncIterator[str]:
-    """A fresh PostgreSQL database (advisory locks and NOTIFY are per database)."""
     assert PG_URL is not None
-    name = f"tl_cluster_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(_dsn(PG_URL))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    async with fresh_database(PG_URL) as url:
+        yield url
 
 
 @dataclass
@@ -91,12 +76,6 @@ async def open_table(fake: Any, channel: Any, players: list[Any]) -> ChannelDriv
     return driver
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def cluster_process(fake: Any, url: str, clusters: int = 2) -> BotProcess:
     """A cluster member; its REST goes through DISCORD_API_BASE, as behind a rate-limit proxy."""
     process = BotProcess(fake, url, "--sync", CLUSTERS=str(clusters), SHARD_COUNT=str(SHARDS), DEV_GUILD_ID="",
@@ -109,24 +88,6 @@ def cluster_process(fake: Any, url: str, clusters: int = 2) -> BotProcess:
 async def get(url: str) -> tuple[int, str]:
     async with aiohttp.ClientSession() as session, session.get(url) as response:
         return response.status, await response.text()
-
-
-def metric(text: str, name: str) -> float:
-    """The sum of a Prometheus metric's samples (0 when absent)."""
-    # Label values hold braces themselves (route="/channels/{id}/messages/{id}").
-    return sum(float(value) for value in re.findall(rf"^{re.escape(name)}(?:{{.*}})? (\S+)$", text, re.M))
-
-
-async def slot_holders(url: str) -> dict[int, int]:
-    """slot -> pid of the process that claimed it last."""
-    connection = await asyncpg.connect(_dsn(url))
-    try:
-        rows = await connection.fetch("SELECT slot, holder FROM cluster_slots")
-    except asyncpg.UndefinedTableError:
-        return {}
-    finally:
-        await connection.close()
-    return {row["slot"]: int(row["holder"].rsplit(":", 1)[1]) for row in rows if row["holder"]}
 
 
 async def wait_for_slots(fake: Any, url: str, processes: list[BotProcess], timeout: float = 60.0,
