@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import aiohttp
-import discord
 import pytest
 from multidict import CIMultiDict
 
@@ -84,7 +83,8 @@ async def api(fake_discord: FakeDiscord):
         yield Api(fake_discord, session)
 
 
-async def test_every_limited_answer_carries_its_buckets_headers(fake_discord: FakeDiscord, clock: Clock, api: Api) -> None:
+async def test_every_limited_answer_carries_its_buckets_headers(fake_discord: FakeDiscord, clock: Clock,
+                                                                api: Api) -> None:
     answers = [await api.send(fake_discord.channel, f"m{i}") for i in range(3)]
     assert [a.status for a in answers] == [200, 200, 200]
     assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["4", "3", "2"]
