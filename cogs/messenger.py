@@ -77,6 +77,7 @@ class Messenger:
         self.outages = Outages()
         self._dm_retries: dict[tuple[int, int], asyncio.Task[None]] = {}
         self._dm_channel_ids: dict[int, int] = {}
+        self._cleanups: set[asyncio.Task[None]] = set()
         self._latest_hands: dict[tuple[int, int], tuple[HandSnapshot, str]] = {}
         self.manager: "TableManager | None" = None
         self._latest: dict[int, TableSnapshot] = {}
@@ -127,8 +128,26 @@ class Messenger:
 
     # --------------------------------------------------------------- DMs
     def remember_dm(self, channel_id: int, user_id: int, message: discord.Message, hand: HandSnapshot) -> None:
-        """The cog just updated this DM hand message in its interaction response."""
-        self._dm_messages[(channel_id, user_id)] = (message, hand_fingerprint(hand), picture_key(hand))
+        """The cog just updated this DM hand message in its interaction response.
+
+        A player can hold two hand messages for one table (a process that took
+        the table over sends a fresh one; the old one still has live buttons):
+        the one they used becomes the hand, the other is deleted rather than
+        left showing stale cards and controls."""
+        key = (channel_id, user_id)
+        previous = self._dm_messages.get(key)
+        self._dm_messages[key] = (message, hand_fingerprint(hand), picture_key(hand))
+        if previous is not None and previous[0].id != message.id:
+            task = asyncio.create_task(self._delete_quietly(previous[0]), name="delete-old-hand")
+            self._cleanups.add(task)
+            task.add_done_callback(self._cleanups.discard)
+
+    @staticmethod
+    async def _delete_quietly(message: discord.Message) -> None:
+        try:
+            await message.delete()
+        except discord.HTTPException:
+            log.debug("could not delete a replaced hand message", exc_info=True)
 
     def take_dm_notice(self, channel_id: int, user_id: int) -> bool:
         """True once after the player's DMs were found closed at this table."""
