@@ -40,6 +40,7 @@ from tienlen.combos import (
     Combo,
     ComboKind,
 )
+from tienlen.generate import SUIT_LINES, ranks_present, ranks_with_four, ranks_with_pair
 from tienlen.rules import Bomb
 
 if TYPE_CHECKING:
@@ -47,9 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["pool_beats", "single_beat_share", "last_hand_beat_chance", "survival_chance", "make_combo", "rank_counts"]
 
-_RANK_BITS = sum(1 << (4 * rank) for rank in range(13))
 _NO_TWO_RANKS = sum(1 << (4 * rank) for rank in range(12))
-_SUIT_LINES = tuple(_RANK_BITS << suit for suit in range(4))
 _BOMB_KINDS = {
     Bomb.THREE_PAIRS: (CONSECUTIVE_PAIRS, (3,)),
     Bomb.FOUR_PAIRS: (CONSECUTIVE_PAIRS, (4, 5, 6)),
@@ -73,20 +72,6 @@ def rank_counts(mask: int) -> list[int]:
 
 
 # ------------------------------------------------------------ rank bit tricks
-def _ranks_present(mask: int) -> int:
-    folded = mask | (mask >> 1)
-    return (folded | (folded >> 2)) & _RANK_BITS
-
-
-def _ranks_with_pair(mask: int) -> int:
-    b, c, d = mask >> 1, mask >> 2, mask >> 3
-    return ((mask & (b | c | d)) | (b & (c | d)) | (c & d)) & _RANK_BITS
-
-
-def _full_ranks(mask: int) -> int:
-    return mask & (mask >> 1) & (mask >> 2) & (mask >> 3) & _RANK_BITS
-
-
 def _window_ends(ranks: int, length: int) -> list[int]:
     """End ranks r of every run of ``length`` ranks r-length+1..r in ``ranks`` (no 2s)."""
     ranks &= _NO_TWO_RANKS
@@ -135,7 +120,7 @@ def _same_kind_beats(pool: int, combo: Combo, rules: "RuleSet") -> bool:
     kind, _, top, size = combo
     if kind is SINGLE:
         if rules.follow_suit:
-            pool &= _SUIT_LINES[top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
+            pool &= SUIT_LINES[top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
         return bool(pool >> (top + 1))
     if kind is STRAIGHT:
         return _run_beats(pool, combo, rules, STRAIGHT, size, 1)
@@ -170,11 +155,11 @@ def _valid_group(combo: Combo, rules: "RuleSet") -> bool:
 def _run_beats(pool: int, combo: Combo, rules: "RuleSet", kind: ComboKind, length: int, per_rank: int) -> bool:
     """Straights / consecutive pairs of ``length`` ranks from the pool that beat ``combo``."""
     if rules.follow_suit:
-        lines = [pool & line for line in _SUIT_LINES] if kind is STRAIGHT else []
+        lines = [pool & line for line in SUIT_LINES] if kind is STRAIGHT else []
     else:
         lines = [pool]
     for line in lines:
-        ranks = _ranks_present(line) if per_rank == 1 else _ranks_with_pair(line)
+        ranks = ranks_present(line) if per_rank == 1 else ranks_with_pair(line)
         for end in _window_ends(ranks, length):
             if 4 * end + 3 <= combo[2]:
                 continue
@@ -191,7 +176,7 @@ def _bomb_beats(pool: int, combo: Combo, rules: "RuleSet") -> bool:
             continue
         kind, lengths = _BOMB_KINDS[bomb]
         if kind is FOUR_OF_A_KIND:
-            full = _full_ranks(pool)
+            full = ranks_with_four(pool)
             while full:
                 low = full & -full
                 full ^= low
@@ -201,7 +186,7 @@ def _bomb_beats(pool: int, combo: Combo, rules: "RuleSet") -> bool:
             continue
         if not rules.consecutive_pairs:
             continue
-        pairs = _ranks_with_pair(pool)
+        pairs = ranks_with_pair(pool)
         for length in lengths:
             for end in _window_ends(pairs, length):
                 candidate = make_combo(CONSECUTIVE_PAIRS, _run_representative(pool, end, length, 2))
@@ -227,7 +212,7 @@ def single_beat_share(pool: int, combo: Combo, rules: "RuleSet") -> float:
     top = combo[2]
     candidates = pool
     if rules.follow_suit:
-        candidates &= _SUIT_LINES[top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
+        candidates &= SUIT_LINES[top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
     return (candidates >> (top + 1)).bit_count() / total
 
 
