@@ -66,6 +66,7 @@ class InteractionRouter:
         self.member = member
         self.metrics = metrics
         self._arrivals: OrderedDict[str, float] = OrderedDict()
+        self._guilds: dict[int, int] = {}  # table channel -> guild (a channel never changes guild)
         self._parse: Callable[[dict[str, Any]], None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -116,7 +117,11 @@ class InteractionRouter:
     async def _route(self, data: dict[str, Any], channel_id: int) -> None:
         assert self._parse is not None and self.member is not None
         try:
-            guild_id = await db.table_guild(self.database, channel_id)
+            guild_id = self._guilds.get(channel_id)
+            if guild_id is None:
+                guild_id = await db.table_guild(self.database, channel_id)
+                if guild_id is not None:
+                    self._guilds[channel_id] = guild_id
             if guild_id is None or self.member.owns_guild(guild_id):
                 self._parse(data)  # no such table, or ours: answered here as usual
                 return

@@ -34,7 +34,7 @@ from db.models import ForwardedInteractionRow
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SlotLease", "LostSlot", "forward", "take_forwarded", "slot_holders", "NOTIFY_LIMIT"]
+__all__ = ["SlotLease", "LostSlot", "take_forwarded", "slot_holders", "NOTIFY_LIMIT"]
 
 # PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more.
 NOTIFY_LIMIT = 7900
@@ -143,6 +143,29 @@ class SlotLease:
             await self._connection.add_listener(slot_channel(self.namespace, self.slot), forwarded)
             await self._connection.add_listener(ack_channel(self.namespace), acked)
 
+    async def forward(self, database: Database, slot: int, payload: dict[str, Any]) -> None:
+        """Send ``payload`` to the process holding ``slot`` (NOTIFY, or a row id
+        when it is too big for NOTIFY)."""
+        body = json.dumps(payload, separators=(",", ":"))
+        if len(body.encode()) >= NOTIFY_LIMIT:
+            async with database.engine.begin() as connection:
+                row_id = await connection.scalar(
+                    insert(ForwardedInteractionRow).values(payload=payload, created_at=utcnow())
+                    .returning(ForwardedInteractionRow.id)
+                )
+            body = json.dumps({"row": row_id})
+        await self._notify(slot_channel(self.namespace, slot), body)
+
+    async def acknowledge(self, interaction_id: str) -> None:
+        """Tell the forwarder that this slot's holder took the interaction."""
+        await self._notify(ack_channel(self.namespace), interaction_id)
+
+    async def _notify(self, channel: str, body: str) -> None:
+        # On the lease's own session: one round trip, no pool checkout; every
+        # millisecond counts against Discord's 3 s.
+        async with self._busy:
+            await self._connection.execute("SELECT pg_notify($1, $2)", channel, body)
+
     def on_termination(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` as soon as the session's connection is lost."""
         self._connection.add_termination_listener(lambda _connection: callback())
@@ -153,27 +176,6 @@ class SlotLease:
             await asyncio.wait_for(self._connection.close(), 5)
         except Exception:
             self._connection.terminate()
-
-
-async def forward(database: Database, namespace: int, slot: int, payload: dict[str, Any]) -> None:
-    """Send ``payload`` to the process holding ``slot`` (NOTIFY, or a row id)."""
-    body = json.dumps(payload, separators=(",", ":"))
-    async with database.engine.begin() as connection:
-        if len(body.encode()) >= NOTIFY_LIMIT:
-            row_id = await connection.scalar(
-                insert(ForwardedInteractionRow).values(payload=payload, created_at=utcnow())
-                .returning(ForwardedInteractionRow.id)
-            )
-            body = json.dumps({"row": row_id})
-        await connection.execute(text("SELECT pg_notify(:channel, :body)"),
-                                 {"channel": slot_channel(namespace, slot), "body": body})
-
-
-async def acknowledge(database: Database, namespace: int, interaction_id: str) -> None:
-    """Tell the forwarder that this slot's holder took the interaction."""
-    async with database.engine.begin() as connection:
-        await connection.execute(text("SELECT pg_notify(:channel, :body)"),
-                                 {"channel": ack_channel(namespace), "body": interaction_id})
 
 
 async def take_forwarded(database: Database, row_id: int) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import db
-from db.cluster import LostSlot, SlotLease, acknowledge, forward, take_forwarded
+from db.cluster import LostSlot, SlotLease, take_forwarded
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +165,7 @@ class ClusterMember:
         waiter = asyncio.get_running_loop().create_future()
         self._acks[key] = waiter
         try:
-            await forward(self.database, self.lease.namespace, slot, {**payload, "_forwarded_at": time.time()})
+            await self.lease.forward(self.database, slot, {**payload, "_forwarded_at": time.time()})
             await asyncio.wait_for(waiter, ACK_TIMEOUT)
             return True
         except asyncio.TimeoutError:
@@ -194,9 +194,10 @@ class ClusterMember:
             if time.time() - forwarded_at > STALE_AFTER:
                 log.warning("dropped a forwarded interaction that arrived too late (the forwarder answered it)")
                 return
-            await acknowledge(self.database, self.lease.namespace, str(payload["id"]))
-            if self.on_forwarded is not None:
-                await self.on_forwarded(payload)
+            if self.on_forwarded is None:
+                return  # not ready to answer yet: unacknowledged, the forwarder tells the player to retry
+            await self.lease.acknowledge(str(payload["id"]))
+            await self.on_forwarded(payload)
         except Exception:
             log.exception("could not handle a forwarded interaction")
 

@@ -11,7 +11,7 @@ import pytest
 
 import db as dblayer
 from db import Database, Fence, StaleEpoch
-from db.cluster import NOTIFY_LIMIT, LostSlot, SlotLease, forward, slot_holders, take_forwarded
+from db.cluster import NOTIFY_LIMIT, LostSlot, SlotLease, slot_holders, take_forwarded
 from tests.db.dbtest_support import CHANNEL, GUILD
 
 
@@ -107,19 +107,17 @@ async def test_forwarded_interactions_reach_the_slot_holder_small_and_large(pg: 
     acks: asyncio.Queue[str] = asyncio.Queue()
     await lease.listen(received.put_nowait, acks.put_nowait)
 
-    await forward(pg, lease.namespace, 1, {"id": "1", "data": {"custom_id": "tl:h:pass:1:2"}})
+    await lease.forward(pg, 1, {"id": "1", "data": {"custom_id": "tl:h:pass:1:2"}})
     small = json.loads(await asyncio.wait_for(received.get(), 5))
     assert small["data"]["custom_id"] == "tl:h:pass:1:2"
 
     big = {"id": "2", "blob": "x" * (NOTIFY_LIMIT + 100)}
-    await forward(pg, lease.namespace, 1, big)
+    await lease.forward(pg, 1, big)
     pointer = json.loads(await asyncio.wait_for(received.get(), 5))
     assert set(pointer) == {"row"}
     assert await take_forwarded(pg, pointer["row"]) == big
     assert await take_forwarded(pg, pointer["row"]) is None  # taken once
 
-    from db.cluster import acknowledge
-
-    await acknowledge(pg, lease.namespace, "1")
+    await lease.acknowledge("1")
     assert await asyncio.wait_for(acks.get(), 5) == "1"
     await lease.release()
