@@ -34,12 +34,10 @@ from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError
 from tienlen.generate import (
     ABOVE,
-    S0,
-    S1,
-    S2,
-    S3,
-    S4,
-    S5,
+    Q0,
+    Q1,
+    Q2,
+    Q3,
     S6,
     SINGLES,
     beating_combos,
@@ -135,14 +133,23 @@ class Game:
     masks).  ``first_game=True`` means the holder of the lowest dealt card
     (3♠ with four players) leads and, where the rules say so, must play it;
     otherwise ``previous_winner`` (a seat) leads anything.
+
+    The state everyone reads all the time is plain attributes, as in
+    python-chess's ``Board.turn`` (a property costs a Python call on every
+    read; search and the bot read these after every action).  Read them; only
+    the game's own methods change them:
+
+    * ``turn``: the seat to act, or None when the game is over;
+    * ``top``: the combination on top of the current round, or None when leading;
+    * ``finished``: whether the game is over.
     """
 
     __slots__ = (
         "rules", "players", "first_game", "previous_winner", "seed", "instant_win",
         "_dealt", "_hands", "_next", "_live", "_top_places", "_bottom", "_left", "_frozen",
         "_penalised", "_passed_with_play", "_chops", "_actions",
-        "_round_number", "_top", "_owner", "_passed", "_chain_value", "_required",
-        "_turn", "_finished", "_last_holder",
+        "_round_number", "top", "_owner", "_passed", "_chain_value", "_required",
+        "turn", "finished", "_last_holder",
         "_runless", "_bombless", "_trust_combos", "_fast_plays", "_plain_singles", "_forbid_two_finish", "_iwin_cong",
     )
 
@@ -179,13 +186,13 @@ class Game:
         self._actions: list[Action] = []
         # The round in progress.
         self._round_number = 0
-        self._top: Combo | None = None
+        self.top: Combo | None = None
         self._owner: int | None = None
         self._passed = 0  # bit set: seats locked out of this round
         self._chain_value = 0
         self._required = 0
-        self._turn: int | None = None
-        self._finished = False
+        self.turn: int | None = None
+        self.finished = False
         self._last_holder: int | None = None
         # Facts that stay true as hands shrink (bit sets): seats whose hand holds no
         # straight or run of pairs, and seats whose hand holds no bomb.
@@ -201,7 +208,7 @@ class Game:
         if self.instant_win is not None:
             self._finish_instant_win()
         else:
-            self._turn = self._first_leader()
+            self.turn = self._first_leader()
 
     # ----------------------------------------------------------- construction
     @classmethod
@@ -245,16 +252,6 @@ class Game:
 
     # -------------------------------------------------------------- read-only
     @property
-    def turn(self) -> int | None:
-        """The seat to act, or None when the game is over."""
-        return self._turn
-
-    @property
-    def top(self) -> Combo | None:
-        """The combination on top of the current round, or None when leading."""
-        return self._top
-
-    @property
     def top_owner(self) -> int | None:
         """Who played :attr:`top`."""
         return self._owner
@@ -290,10 +287,6 @@ class Game:
     def required_card(self) -> Card | None:
         """The card the opening lead must contain (3♠ in a first game), if any."""
         return Card.from_index(self._required.bit_length() - 1) if self._required else None
-
-    @property
-    def finished(self) -> bool:
-        return self._finished
 
     @property
     def places(self) -> list[int]:
@@ -376,8 +369,8 @@ class Game:
         >>> game.legal_plays(1)
         []
         """
-        if seat == self._turn:
-            top = self._top
+        if seat == self.turn:
+            top = self.top
             if top is not None and top[0] is SINGLE and self._plain_singles:
                 cards = self._hands[seat] & ABOVE[top[2]]  # following a single: its higher cards
                 if top[2] >= 48:  # a 2: the higher 2s, and bombs (unless the hand is known to hold none)
@@ -391,10 +384,7 @@ class Game:
                     return plays
                 if not cards & (cards - 1):  # none or one
                     return [SINGLES[cards.bit_length() - 1]] if cards else []
-                return list(
-                    S0[cards & 255] + S1[cards >> 8 & 255] + S2[cards >> 16 & 255] + S3[cards >> 24 & 255]
-                    + S4[cards >> 32 & 255] + S5[cards >> 40 & 255] + S6[cards >> 48]
-                )
+                return list(Q0[cards & 8191] + Q1[cards >> 13 & 8191] + Q2[cards >> 26 & 8191] + Q3[cards >> 39])
             if self._required or self._forbid_two_finish:
                 return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
             if top is None:
@@ -408,10 +398,10 @@ class Game:
                         self._runless |= 1 << seat
                 return plays
             return beating_combos(self._hands[seat], top, self.rules)
-        top = self._top
+        top = self.top
         if (
             top is None
-            or self._finished
+            or self.finished
             or not self._live >> seat & 1
             or seat == self._owner
             or not self.rules.four_pairs_out_of_turn
@@ -422,7 +412,7 @@ class Game:
 
     def can_play_out_of_turn(self, seat: int) -> bool:
         """Whether ``seat`` (not on turn) holds a chop it may play right now."""
-        return seat != self._turn and bool(self.legal_plays(seat))
+        return seat != self.turn and bool(self.legal_plays(seat))
 
     # ---------------------------------------------------------------- actions
     def play(self, seat: int, cards: "Combo | Sequence[Card] | str | int") -> Outcome:
@@ -431,21 +421,21 @@ class Game:
         A seat that is not on turn may play only an out-of-turn chop (4 đôi thông
         on a 2 or a bomb, where the rules allow it).
         """
-        if seat == self._turn and type(cards) is Combo and self._fast_plays:
+        if seat == self.turn and type(cards) is Combo and self._fast_plays:
             # The common case, a listed play on turn: the checks below, in the same order, inline.
             mask = cards[1]
             rest = self._hands[seat] ^ mask
             if mask and rest and not rest & mask:  # in the hand, and not the last cards
-                top = self._top
+                top = self.top
                 if top is None:
                     if not self._required or mask & self._required:
                         action = _new(Action, ("play", seat, mask))
                         self._hands[seat] = rest
                         self._required = 0
-                        self._top = cards
+                        self.top = cards
                         self._owner = seat
                         self._actions.append(action)
-                        self._turn = self._next[16 * seat + (self._live & ~(1 << seat))]
+                        self.turn = self._next[16 * seat + (self._live & ~(1 << seat))]
                         return _new(Outcome, (action, cards, None, False, None, False, (), (), False, None, False, False))
                 elif cards[0] is top[0] and cards[3] == top[3] and cards[2] > top[2] and cards[0] not in _BOMB_KINDS:
                     # Beats the top and is no chop (a play of another kind can only be a chop);
@@ -453,19 +443,19 @@ class Game:
                     action = _new(Action, ("play", seat, mask))
                     self._hands[seat] = rest
                     self._chain_value = 0
-                    self._top = cards
+                    self.top = cards
                     self._owner = seat
                     self._actions.append(action)
                     turn = self._next[16 * seat + (self._live & ~self._passed & ~(1 << seat))]
                     if turn != _NO_SEAT:
-                        self._turn = turn
+                        self.turn = turn
                         return _new(Outcome, (action, cards, None, False, None, False, (), (), False, None, False, False))
                     stuck = self._new_round(seat)
-                    return _new(Outcome, (action, cards, None, False, None, False, (), stuck, True, self._turn,
-                                          self._finished, False))
+                    return _new(Outcome, (action, cards, None, False, None, False, (), stuck, True, self.turn,
+                                          self.finished, False))
         self._check_seat(seat)
         combo = self._combo_of(seat, cards)
-        out_of_turn = seat != self._turn
+        out_of_turn = seat != self.turn
         if out_of_turn:
             self._check_out_of_turn(seat, combo)
         else:
@@ -478,7 +468,7 @@ class Game:
 
     def pass_turn(self, seat: int) -> Outcome:
         """Pass: ``seat`` is locked out until the round ends."""
-        if seat != self._turn or self._top is None:
+        if seat != self.turn or self.top is None:
             self._check_seat(seat)
             self._check_turn(seat)
             raise IllegalPlayError("you lead this round, so you cannot pass", code="lead_cannot_pass")
@@ -489,7 +479,7 @@ class Game:
         self._actions.append(_PASSES[seat])
         turn = self._next[16 * seat + (self._live & ~passed & ~(1 << self._owner))]  # type: ignore[operator]
         if turn != _NO_SEAT:
-            self._turn = turn
+            self.turn = turn
             return _QUIET_PASSES[seat]
         return self._end_round(_PASSES[seat], False)
 
@@ -498,7 +488,7 @@ class Game:
         self._check_seat(seat)
         self._check_turn(seat)
         action = Action("timeout", seat)
-        if self._top is not None:
+        if self.top is not None:
             return self._apply_pass(seat, action, timed_out=True)
         plays = self.legal_plays(seat)
         singles = [combo for combo in plays if combo[0] is SINGLE]
@@ -513,7 +503,7 @@ class Game:
         action = Action("leave", seat)
         self._actions.append(action)
         self._left.append(seat)
-        was_turn = seat == self._turn
+        was_turn = seat == self.turn
         self._eliminate(seat)
         if seat == self._required_holder():
             self._required = 0
@@ -521,12 +511,12 @@ class Game:
             return Outcome(action, finished=True)
         if not was_turn:
             return Outcome(action)
-        if self._top is None:
+        if self.top is None:
             stuck = self._new_round(self._next_in_play(seat))
-            return Outcome(action, round_over=True, leader=self._turn, stuck=stuck, finished=self._finished)
+            return Outcome(action, round_over=True, leader=self.turn, stuck=stuck, finished=self.finished)
         round_over, stuck = self._advance(seat)
-        return Outcome(action, round_over=round_over, leader=self._turn if round_over else None,
-                       stuck=stuck, finished=self._finished)
+        return Outcome(action, round_over=round_over, leader=self.turn if round_over else None,
+                       stuck=stuck, finished=self.finished)
 
     def apply(self, action: Action) -> Outcome:
         """Apply a recorded action (replay)."""
@@ -542,7 +532,7 @@ class Game:
 
     # ---------------------------------------------------------------- checks
     def _check_seat(self, seat: int) -> None:
-        if self._finished:
+        if self.finished:
             raise IllegalPlayError("the game is over", code="game_over")
         if not 0 <= seat < self.players:
             raise IllegalPlayError("you are not seated in this game", code="not_seated")
@@ -550,11 +540,11 @@ class Game:
             raise IllegalPlayError("you are out of this game", code="already_out")
 
     def _check_turn(self, seat: int) -> None:
-        if seat == self._turn:
+        if seat == self.turn:
             return
         if self._passed >> seat & 1:
             raise IllegalPlayError("you passed and are locked out until the round ends", code="locked_out")
-        raise IllegalPlayError("it is not your turn", code="not_your_turn", turn=self._turn)
+        raise IllegalPlayError("it is not your turn", code="not_your_turn", turn=self.turn)
 
     def _combo_of(self, seat: int, cards: "Combo | Sequence[Card] | str | int") -> Combo:
         if isinstance(cards, Combo):
@@ -573,7 +563,7 @@ class Game:
         return classify(mask, self.rules)
 
     def _check_on_turn(self, combo: Combo) -> None:
-        top = self._top
+        top = self.top
         if top is None:
             if self._required and not combo[1] & self._required:
                 card = self.required_card
@@ -585,7 +575,7 @@ class Game:
             )
 
     def _check_out_of_turn(self, seat: int, combo: Combo) -> None:
-        top = self._top
+        top = self.top
         allowed = (
             top is not None
             and self.rules.four_pairs_out_of_turn
@@ -599,7 +589,7 @@ class Game:
 
     # -------------------------------------------------------------- mutation
     def _apply_play(self, seat: int, combo: Combo, action: Action, out_of_turn: bool) -> Outcome:
-        top = self._top
+        top = self.top
         chop = None
         if top is not None:
             if combo[0] is FOUR_OF_A_KIND or combo[0] is CONSECUTIVE_PAIRS:
@@ -609,7 +599,7 @@ class Game:
         hand = self._hands[seat] ^ combo[1]
         self._hands[seat] = hand
         self._required = 0
-        self._top = combo
+        self.top = combo
         self._owner = seat
         passed = self._passed & ~(1 << seat)
         self._passed = passed
@@ -618,10 +608,10 @@ class Game:
             return self._after_special_play(seat, combo, action, chop, out_of_turn)
         turn = self._next[16 * seat + (self._live & ~passed & ~(1 << seat))]
         if turn != _NO_SEAT:
-            self._turn = turn
+            self.turn = turn
             return _new(Outcome, (action, combo, chop, False, None, False, (), (), False, None, False, False))
         stuck = self._new_round(seat)
-        return _new(Outcome, (action, combo, chop, False, None, False, (), stuck, True, self._turn, self._finished, False))
+        return _new(Outcome, (action, combo, chop, False, None, False, (), stuck, True, self.turn, self.finished, False))
 
     def _after_special_play(self, seat: int, combo: Combo, action: Action, chop: ChopEvent | None,
                             out_of_turn: bool) -> Outcome:
@@ -644,10 +634,10 @@ class Game:
                 return Outcome(action, combo, chop, out_of_turn, went_out, penalty, frozen, finished=True)
         resume = None
         if out_of_turn and self.rules.out_of_turn_resume is OutOfTurnResume.INTERRUPTED_SEAT:
-            resume = self._turn
+            resume = self.turn
         round_over, stuck = self._advance(seat, resume)
         return Outcome(action, combo, chop, out_of_turn, went_out, penalty, frozen, stuck, round_over,
-                       self._turn if round_over else None, self._finished)
+                       self.turn if round_over else None, self.finished)
 
     def _record_chop(self, seat: int, combo: Combo, top: Combo) -> ChopEvent | None:
         owner = self._owner
@@ -681,7 +671,7 @@ class Game:
         assert owner is not None
         turn = self._next[16 * seat + (self._live & ~passed & ~(1 << owner))]
         if turn != _NO_SEAT:
-            self._turn = turn
+            self.turn = turn
             if timed_out:
                 return Outcome(action, timed_out_pass=True)
             return _QUIET_PASSES[seat] if action is _PASSES[seat] else Outcome(action)
@@ -692,7 +682,7 @@ class Game:
         owner = self._owner
         assert owner is not None
         stuck = self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))
-        return _new(Outcome, (action, None, None, False, None, False, (), stuck, True, self._turn, self._finished, timed_out))
+        return _new(Outcome, (action, None, None, False, None, False, (), stuck, True, self.turn, self.finished, timed_out))
 
     def _advance(self, after: int, resume: int | None = None) -> tuple[bool, tuple[int, ...]]:
         """Give the turn to the next seat that may still beat the top, or end
@@ -701,11 +691,11 @@ class Game:
         assert owner is not None
         open_seats = self._live & ~self._passed & ~(1 << owner)
         if resume is not None and open_seats >> resume & 1:
-            self._turn = resume
+            self.turn = resume
             return False, ()
         turn = self._next[16 * after + open_seats]
         if turn != _NO_SEAT:
-            self._turn = turn
+            self.turn = turn
             return False, ()
         leader = owner if self._live >> owner & 1 else self._next_in_play(owner)
         return True, self._new_round(leader)
@@ -713,24 +703,24 @@ class Game:
     def _new_round(self, leader: int) -> tuple[int, ...]:
         """Start a round led by ``leader``; returns seats found stuck (mien-bac)."""
         self._round_number += 1
-        self._top = None
+        self.top = None
         self._owner = None
         self._passed = 0
         self._chain_value = 0
-        self._turn = leader
+        self.turn = leader
         if not self._forbid_two_finish:
             return ()
         stuck: list[int] = []
         # With going out on a 2 forbidden, a leader holding only 2s / a four of a
         # kind can never play: that hand is thối and ranked last.
-        while not self.legal_plays(self._turn):
-            seat = self._turn
+        while not self.legal_plays(self.turn):
+            seat = self.turn
             stuck.append(seat)
             self._penalised.append(seat)
             self._eliminate(seat)
             if self._check_end():
                 break
-            self._turn = self._next_in_play(seat)
+            self.turn = self._next_in_play(seat)
         return tuple(stuck)
 
     def _eliminate(self, seat: int) -> None:
@@ -757,8 +747,8 @@ class Game:
         if live:
             self._last_holder = live.bit_length() - 1
             self._live = 0
-        self._finished = True
-        self._turn = None
+        self.finished = True
+        self.turn = None
         return True
 
     def _finish_instant_win(self) -> None:
@@ -766,8 +756,8 @@ class Game:
         winner = self.instant_win.seat
         self._top_places = [winner] + [seat for seat in _seats_after(winner, self.players) if seat != winner]
         self._live = 0
-        self._finished = True
-        self._turn = None
+        self.finished = True
+        self.turn = None
 
     def _next_in_play(self, seat: int) -> int:
         turn = self._next[16 * seat + (self._live & ~(1 << seat))]
@@ -791,9 +781,9 @@ class Game:
             hand=self._hands[seat],
             counts=tuple(mask.bit_count() if seat_ not in self._left else 0 for seat_, mask in enumerate(self._hands)),
             played=played,
-            top=self._top,
+            top=self.top,
             top_owner=self._owner,
-            turn=self._turn,
+            turn=self.turn,
             passed=_SEAT_SETS[self._passed],
             in_play=tuple(bool(self._live >> seat_ & 1) for seat_ in players),
             places=tuple(self.places),
@@ -811,7 +801,7 @@ class Game:
     # ----------------------------------------------------------------- money
     def payments(self) -> list[Payment]:
         """Every payment of the finished game, pairwise, in bet units."""
-        if not self._finished:
+        if not self.finished:
             raise IllegalPlayError("the game is not over yet", code="not_finished")
         return game_payments(self)
 
@@ -827,7 +817,7 @@ class Game:
     def next_game_leader(self) -> int | None:
         """Who leads the next game at this table, if the seats stay the same:
         the winner, or (iwin) the player who had to "đền bài"."""
-        if not self._finished:
+        if not self.finished:
             return None
         culprit = cong_culprit(self)
         return culprit if culprit is not None else self.places[0]
@@ -907,7 +897,7 @@ class Game:
             setattr(self, name, value)
 
     def __repr__(self) -> str:
-        state = "finished" if self._finished else f"turn={self._turn}"
+        state = "finished" if self.finished else f"turn={self.turn}"
         return f"<Game {self.rules.name} players={self.players} {state} actions={len(self._actions)}>"
 
 

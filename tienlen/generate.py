@@ -58,8 +58,10 @@ __all__ = [
     "beating_combos",
     "bombs_beating",
     "legal_plays_on_turn",
+    "leads_with_lowest",
     "finishes_on_two",
     "SINGLES",
+    "singles_of",
 ]
 
 _new = tuple.__new__
@@ -124,12 +126,24 @@ _SAME_COLOUR_PAIR_TABLE = _same_rank_table(PAIR, 2, keep=lambda sub: sub in (0b0
 _TRIPLE_TABLE = _same_rank_table(TRIPLE, 3)
 _QUAD_TABLE = _same_rank_table(FOUR_OF_A_KIND, 4)
 
-# Singles by byte: _SINGLE_BYTES[k][b] are the singles of the cards 8k..8k+7 set in b.
-_SINGLE_BYTES = tuple(
-    tuple(tuple(SINGLES[8 * chunk + bit] for bit in range(8) if value >> bit & 1 and 8 * chunk + bit < 52) for value in range(256))
-    for chunk in range(7)
-)
-S0, S1, S2, S3, S4, S5, S6 = _SINGLE_BYTES
+def _singles_of_quarter(quarter: int) -> tuple[tuple[Combo, ...], ...]:
+    """[v]: the singles, lowest first, of the cards 13q..13q+12 set in the 13 bits v."""
+    table: list[tuple[Combo, ...]] = [()]
+    for bit in range(13):  # the values with this bit as their highest: the lower ones plus this card
+        card = (SINGLES[13 * quarter + bit],)
+        table += [lower + card for lower in table]
+    return tuple(table)
+
+
+# Singles by quarter of the deck (13 bits): the singles of a mask are four lookups.
+Q0, Q1, Q2, Q3 = (_singles_of_quarter(quarter) for quarter in range(4))
+S6 = tuple(tuple(SINGLES[48 + bit] for bit in range(4) if value >> bit & 1) for value in range(16))
+"""The single 2s of the 2s' nibble."""
+
+
+def singles_of(cards: int) -> list[Combo]:
+    """The single of every card in the mask ``cards``, lowest first."""
+    return list(Q0[cards & 8191] + Q1[cards >> 13 & 8191] + Q2[cards >> 26 & 8191] + Q3[cards >> 39])
 
 
 SINGLES_BY_RANK = _same_rank_table(SINGLE, 1)
@@ -326,11 +340,12 @@ def _run_masks(hand: int, start: int, end: int, choices) -> list[int]:
     return masks
 
 
-def _pair_runs(hand: int, pairs: int, min_top: int, min_pairs: int = 3) -> list[Combo]:
+def _pair_runs(hand: int, pairs: int, min_top: int, min_pairs: int = 3, start_ranks: int = -1) -> list[Combo]:
     """Runs of ``pairs`` consecutive pairs (every length from ``min_pairs`` when 0)
-    whose top card is above ``min_top``: lengths, then starts, then suits."""
+    whose top card is above ``min_top``, starting at a rank of the rank mask
+    ``start_ranks`` (any): lengths, then starts, then suits."""
     ranks = ranks_with_pair(hand) & NO_TWO_RANKS
-    starts = ranks & (ranks >> 4) & (ranks >> 8)
+    starts = ranks & (ranks >> 4) & (ranks >> 8) & start_ranks
     if not starts:
         return []
     lowest = pairs or min_pairs
@@ -387,6 +402,38 @@ def same_rank_combos(hand: int, rules: "RuleSet") -> list[Combo]:
     )
 
 
+def leads_with_lowest(hand: int, rules: "RuleSet") -> list[Combo]:
+    """The combinations of ``hand`` that contain its lowest card, in the order
+    :func:`all_combos` lists them: the opening lead of a first game, which must
+    hold the lowest card dealt.  Only that card's rank, and runs starting there.
+
+    >>> from tienlen.rules import RULESETS
+    >>> from tienlen.cards import as_mask
+    >>> [str(c) for c in leads_with_lowest(as_mask("3S 3H 4D 5C 5H"), RULESETS["mien-nam"])]
+    ['3♠', '3♠ 3♥', '3♠ 4♦ 5♣', '3♠ 4♦ 5♥']
+    """
+    lowest = hand & -hand
+    shift = (lowest.bit_length() - 1) & ~3  # the lowest rank's nibble
+    rank_bit = 1 << shift
+    same_rank = _SAME_RANK_BYTES_NORTH if rules.follow_suit else _SAME_RANK_BYTES
+    chunk = shift >> 3  # the byte table of ranks 2k and 2k+1 holds this rank's nibble first or second
+    nibble = (hand >> shift) & 0xF
+    byte = nibble if shift & 4 == 0 else nibble << 4
+    out = [combo for combo in same_rank[chunk][byte] if combo[1] & lowest]
+    folded = hand | (hand >> 1)
+    ranks = (folded | (folded >> 2)) & NO_TWO_RANKS
+    if not ranks & (ranks >> 4) & (ranks >> 8) & rank_bit:  # no run starts at the lowest rank
+        return out
+    if rules.follow_suit:
+        straights = _one_suit_straights(hand, 0, -1)
+    else:
+        straights = _every_straight(hand, ranks, rank_bit)
+    out += [combo for combo in straights if combo[1] & lowest]
+    if rules.consecutive_pairs and nibble & (nibble - 1):
+        out += [combo for combo in _pair_runs(hand, 0, -1, start_ranks=rank_bit) if combo[1] & lowest]
+    return out
+
+
 def run_combos(hand: int, rules: "RuleSet") -> list[Combo]:
     """Every straight (by length, start, suits), then every run of pairs, of
     ``hand``.  A hand that has none now never will: its cards only go."""
@@ -429,10 +476,7 @@ def beating_combos(hand: int, top: Combo, rules: "RuleSet") -> list[Combo]:
         cards = hand & ABOVE[min_top]
         if rules.follow_suit:
             cards &= SUIT_LINES[min_top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
-        return list(
-            S0[cards & 255] + S1[cards >> 8 & 255] + S2[cards >> 16 & 255] + S3[cards >> 24 & 255]
-            + S4[cards >> 32 & 255] + S5[cards >> 40 & 255] + S6[cards >> 48]
-        )
+        return list(Q0[cards & 8191] + Q1[cards >> 13 & 8191] + Q2[cards >> 26 & 8191] + Q3[cards >> 39])
     if kind is PAIR:
         b, c, d = hand >> 1, hand >> 2, hand >> 3
         pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & RANK_BITS
@@ -547,9 +591,12 @@ def legal_plays_on_turn(rules: "RuleSet", hand: int, top: Combo | None, required
     ['9♥', '2♣']
     """
     if top is None:
-        plays = all_combos(hand, rules)
-        if required:
-            plays = [combo for combo in plays if combo[1] & required]
+        if required and required == hand & -hand:
+            plays = leads_with_lowest(hand, rules)
+        else:
+            plays = all_combos(hand, rules)
+            if required:
+                plays = [combo for combo in plays if combo[1] & required]
     else:
         plays = beating_combos(hand, top, rules)
     if rules._forbid_finish_on_two:  # type: ignore[attr-defined]

@@ -145,7 +145,9 @@ def test_same_plays_for_any_hand_against_any_top(preset, seed, size, top_size, l
     candidates = legacy.all_combos(_cards(rng, full & ~hand, top_size), rules)
     top = rng.choice(candidates) if candidates else None
     assert all_combos(hand, rules) == legacy.all_combos(hand, rules)
-    need = hand & -hand if rng.random() < 0.5 else 0
+    # The card a lead must hold: none, the hand's lowest (a first game's opening, the
+    # engine's shortcut) or any other of its cards (the general case).
+    need = rng.choice([0, hand & -hand, _cards(rng, hand, 1)])
     assert legal_plays_on_turn(rules, hand, None, need) == legacy.legal_plays_on_turn(rules, hand, None, need)
     if top is None:
         return
