@@ -27,6 +27,7 @@ does not end the round returns a shared, immutable :class:`Outcome`.
 from __future__ import annotations
 
 import random
+from _random import Random as _CRandom
 from typing import Any, Sequence
 
 from tienlen.cards import Card, as_mask, cards_of, format_cards, parse_cards
@@ -94,11 +95,17 @@ _DEAL_STEPS = {
 }
 
 
+def _generator(seed: int | str) -> _CRandom:
+    """``random.Random(seed)``, or for an int seed its C base class, which seeds
+    the same Mersenne Twister the same way without the Python layer's two calls."""
+    return _CRandom(seed) if type(seed) is int else random.Random(seed)
+
+
 def _shuffled_deck(seed: int | str) -> list[int]:
     """``random.Random(seed).shuffle(list(range(52)))``, card for card, with the
     stdlib's draw (``getrandbits`` with rejection) inlined: the deck
     :func:`_dealt_slots` deals from.  Tests hold both to the stdlib's result."""
-    getrandbits = random.Random(seed).getrandbits
+    getrandbits = _generator(seed).getrandbits
     deck = list(range(52))
     for n, k, i, _ in _DEAL_STEPS[4]:
         j = getrandbits(k)
@@ -112,7 +119,7 @@ def _dealt_slots(seed: int | str, players: int) -> list[int]:
     """The cards (masks) dealt at positions 0, 1, … ``players - 1`` modulo
     ``players`` of the deck :func:`_shuffled_deck` gives, shuffling and dealing
     in one pass: the shuffle fixes position i at step i and never touches it again."""
-    getrandbits = random.Random(seed).getrandbits
+    getrandbits = _generator(seed).getrandbits
     deck = list(range(52))
     slots = [0] * players
     for n, k, i, slot in _DEAL_STEPS[players]:
@@ -151,6 +158,7 @@ class Game:
         "_round_number", "top", "_owner", "_passed", "_chain_value", "_required",
         "turn", "finished", "_last_holder",
         "_runless", "_bombless", "_trust_combos", "_fast_plays", "_plain_singles", "_forbid_two_finish", "_iwin_cong",
+        "_cong", "_two_finish_penalty",
     )
 
     def __init__(
@@ -204,6 +212,8 @@ class Game:
         self._plain_singles = not rules.follow_suit and not self._forbid_two_finish
         self._fast_plays = self._trust_combos and not self._forbid_two_finish
         self._iwin_cong = rules.cong is CongRule.IWIN
+        self._cong = rules.cong is not CongRule.NONE
+        self._two_finish_penalty = rules.finish_on_two is FinishOnTwo.PENALTY
         self.instant_win: InstantWin | None = find_instant_win(rules, masks, first_game=first_game)
         if self.instant_win is not None:
             self._finish_instant_win()
@@ -384,7 +394,7 @@ class Game:
                     return plays
                 if not cards & (cards - 1):  # none or one
                     return [SINGLES[cards.bit_length() - 1]] if cards else []
-                return list(Q0[cards & 8191] + Q1[cards >> 13 & 8191] + Q2[cards >> 26 & 8191] + Q3[cards >> 39])
+                return [*Q0[cards & 8191], *Q1[cards >> 13 & 8191], *Q2[cards >> 26 & 8191], *Q3[cards >> 39]]
             if self._required or self._forbid_two_finish:
                 return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
             if top is None:
@@ -619,8 +629,8 @@ class Game:
         went_out = None
         penalty = False
         frozen: tuple[int, ...] = ()
-        if self._hands[seat] == 0:
-            penalty = self.rules.finish_on_two is FinishOnTwo.PENALTY and finishes_on_two(combo[1], combo)
+        if not self._hands[seat]:
+            penalty = self._two_finish_penalty and finishes_on_two(combo[1], combo)
             if penalty:
                 self._penalised.append(seat)
                 self._eliminate(seat)
@@ -628,16 +638,17 @@ class Game:
                 self._live &= ~(1 << seat)
                 self._top_places.append(seat)
                 went_out = len(self._top_places) - 1
-                if went_out == 0 and self.rules.cong is not CongRule.NONE:
+                if not went_out and self._cong:
                     frozen = self._freeze(seat)
             if self._check_end():
-                return Outcome(action, combo, chop, out_of_turn, went_out, penalty, frozen, finished=True)
+                return _new(Outcome, (action, combo, chop, out_of_turn, went_out, penalty, frozen, (), False, None,
+                                      True, False))
         resume = None
         if out_of_turn and self.rules.out_of_turn_resume is OutOfTurnResume.INTERRUPTED_SEAT:
             resume = self.turn
         round_over, stuck = self._advance(seat, resume)
-        return Outcome(action, combo, chop, out_of_turn, went_out, penalty, frozen, stuck, round_over,
-                       self.turn if round_over else None, self.finished)
+        return _new(Outcome, (action, combo, chop, out_of_turn, went_out, penalty, frozen, stuck, round_over,
+                              self.turn if round_over else None, self.finished, False))
 
     def _record_chop(self, seat: int, combo: Combo, top: Combo) -> ChopEvent | None:
         owner = self._owner
@@ -730,10 +741,8 @@ class Game:
         self._passed &= ~(1 << seat)
 
     def _freeze(self, winner: int) -> tuple[int, ...]:
-        frozen = tuple(
-            seat for seat in _seats_after(winner, self.players)
-            if self._live >> seat & 1 and self._hands[seat] == self._dealt[seat]
-        )
+        hands, dealt, live = self._hands, self._dealt, self._live
+        frozen = tuple(seat for seat in _SEATS_AFTER[self.players][winner] if live >> seat & 1 and hands[seat] == dealt[seat])
         # The nearest after the winner keeps the highest of the last places.
         for seat in reversed(frozen):
             self._eliminate(seat)
@@ -913,6 +922,9 @@ _finishes_on_two = finishes_on_two  # the name Game used before the generator ha
 
 def _seats_after(seat: int, players: int) -> list[int]:
     return [(seat + step) % players for step in range(1, players)]
+
+
+_SEATS_AFTER = {players: tuple(tuple(_seats_after(seat, players)) for seat in range(players)) for players in range(2, 5)}
 
 
 def _check_hands(rules: RuleSet, masks: list[int]) -> None:

@@ -31,7 +31,7 @@ engine has always used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from tienlen.values import (
     BOMB_CODES,
@@ -143,7 +143,7 @@ S6 = tuple(tuple(SINGLES[48 + bit] for bit in range(4) if value >> bit & 1) for 
 
 def singles_of(cards: int) -> list[Combo]:
     """The single of every card in the mask ``cards``, lowest first."""
-    return list(Q0[cards & 8191] + Q1[cards >> 13 & 8191] + Q2[cards >> 26 & 8191] + Q3[cards >> 39])
+    return [*Q0[cards & 8191], *Q1[cards >> 13 & 8191], *Q2[cards >> 26 & 8191], *Q3[cards >> 39]]
 
 
 SINGLES_BY_RANK = _same_rank_table(SINGLE, 1)
@@ -174,6 +174,10 @@ _SAME_RANK_BYTES_NORTH = _same_rank_bytes(_SAME_COLOUR_PAIR_TABLE)
 
 # Per rank and nibble: the shifted one-card / two-card choices that build runs.
 _RUN_SINGLES = tuple(tuple(tuple(sub << (4 * rank) for sub in _subsets(nibble, 1)) for nibble in range(16)) for rank in range(13))
+_STRAIGHT_ENDS = tuple(
+    tuple(tuple((card, card.bit_length() - 1) for card in cards) for cards in by_nibble) for by_nibble in _RUN_SINGLES
+)
+"""[rank][nibble]: (card, its index) for each card that can end a straight at that rank."""
 _RUN_PAIRS = tuple(tuple(tuple(sub << (4 * rank) for sub in _subsets(nibble, 2)) for nibble in range(16)) for rank in range(13))
 
 
@@ -222,16 +226,8 @@ def _straights(hand: int, rules: "RuleSet", length: int, min_top: int) -> list[C
         shift = low.bit_length() - 1
         window = (hand >> shift) & 0xFFF
         combos = table[shift >> 2][window] or _three_card_straights(shift >> 2, window)
-        if length > 3:
-            masks = [combo[1] for combo in combos]
-            for rank in range((shift >> 2) + 3, (shift >> 2) + length):
-                options = _RUN_SINGLES[rank][(hand >> (4 * rank)) & 0xF]
-                if len(options) == 1:
-                    option = options[0]
-                    masks = [mask | option for mask in masks]
-                else:
-                    masks = [mask | option for mask in masks for option in options]
-            combos = [_new(Combo, (STRAIGHT, mask, mask.bit_length() - 1, length)) for mask in masks]
+        for size in range(4, length + 1):
+            combos = _longer_straights(combos, _STRAIGHT_ENDS[(shift >> 2) + size - 1][(hand >> (shift + 4 * size - 4)) & 0xF], size)
         if shift + 4 * length - 4 <= min_top:  # the last rank is min_top's: higher suits only
             out += [combo for combo in combos if combo[2] > min_top]
         else:
@@ -264,7 +260,7 @@ def _every_straight(hand: int, ranks: int, starts: int) -> list[Combo]:
     table = _THREE_CARD_STRAIGHTS
     out: list[Combo] = []
     longer = starts & (ranks >> 12)
-    growing: dict[int, list[int]] = {}
+    growing: dict[int, Sequence[Combo]] = {}
     while starts:
         low = starts & -starts
         starts ^= low
@@ -273,7 +269,7 @@ def _every_straight(hand: int, ranks: int, starts: int) -> list[Combo]:
         combos = table[shift >> 2][window] or _three_card_straights(shift >> 2, window)
         out += combos
         if longer & low:
-            growing[shift] = [combo[1] for combo in combos]
+            growing[shift] = combos
     size = 3
     starts = longer
     while starts:
@@ -285,16 +281,20 @@ def _every_straight(hand: int, ranks: int, starts: int) -> list[Combo]:
             bits ^= low
             shift = low.bit_length() - 1
             end = shift + end_step
-            options = _RUN_SINGLES[end >> 2][(hand >> end) & 0xF]
-            if len(options) == 1:
-                option = options[0]
-                masks = [mask | option for mask in growing[shift]]
-            else:
-                masks = [mask | option for mask in growing[shift] for option in options]
-            growing[shift] = masks
-            out += [_new(Combo, (STRAIGHT, mask, mask.bit_length() - 1, size)) for mask in masks]
+            combos = _longer_straights(growing[shift], _STRAIGHT_ENDS[end >> 2][(hand >> end) & 0xF], size)
+            growing[shift] = combos
+            out += combos
         starts &= ranks >> (4 * size)
     return out
+
+
+def _longer_straights(shorter: Sequence[Combo], ends: tuple[tuple[int, int], ...], size: int) -> list[Combo]:
+    """The straights of ``size`` cards that extend each of ``shorter`` by one of
+    ``ends`` ((card, index) pairs of the next rank), in that order."""
+    if len(ends) == 1:
+        ((card, top),) = ends
+        return [_new(Combo, (STRAIGHT, combo[1] | card, top, size)) for combo in shorter]
+    return [_new(Combo, (STRAIGHT, combo[1] | card, top, size)) for combo in shorter for card, top in ends]
 
 
 def _one_suit_straights(hand: int, length: int, min_top: int) -> list[Combo]:
@@ -396,10 +396,10 @@ def same_rank_combos(hand: int, rules: "RuleSet") -> list[Combo]:
         b0, b1, b2, b3, b4, b5, b6 = _SAME_RANK_BYTES_NORTH
     else:
         b0, b1, b2, b3, b4, b5, b6 = _SAME_RANK_BYTES
-    return list(
-        b0[hand & 255] + b1[hand >> 8 & 255] + b2[hand >> 16 & 255] + b3[hand >> 24 & 255]
-        + b4[hand >> 32 & 255] + b5[hand >> 40 & 255] + b6[hand >> 48]
-    )
+    return [
+        *b0[hand & 255], *b1[hand >> 8 & 255], *b2[hand >> 16 & 255], *b3[hand >> 24 & 255],
+        *b4[hand >> 32 & 255], *b5[hand >> 40 & 255], *b6[hand >> 48],
+    ]
 
 
 def leads_with_lowest(hand: int, rules: "RuleSet") -> list[Combo]:
@@ -476,10 +476,12 @@ def beating_combos(hand: int, top: Combo, rules: "RuleSet") -> list[Combo]:
         cards = hand & ABOVE[min_top]
         if rules.follow_suit:
             cards &= SUIT_LINES[min_top & 3] | (TWOS_MASK if rules.twos_beat_any_suit else 0)
-        return list(Q0[cards & 8191] + Q1[cards >> 13 & 8191] + Q2[cards >> 26 & 8191] + Q3[cards >> 39])
+        return [*Q0[cards & 8191], *Q1[cards >> 13 & 8191], *Q2[cards >> 26 & 8191], *Q3[cards >> 39]]
     if kind is PAIR:
         b, c, d = hand >> 1, hand >> 2, hand >> 3
         pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & RANK_BITS
+        if not pairs >> (min_top & ~3) and min_top < 48:  # no pair of the top's rank or higher, and no 2s to chop
+            return []
         if rules.follow_suit:
             out = _of_rank_above(hand, pairs, _SAME_COLOUR_PAIR_TABLE, min_top)
             colour, any_two = min_top & 2, rules.twos_beat_any_suit
