@@ -71,15 +71,16 @@ def instant_win_kind(rules: "RuleSet", hand: int, *, first_game: bool) -> Instan
 def _may_qualify(hand: int) -> bool:
     """A cheap necessary condition for every instant win: four 2s or four 3s,
     twelve ranks, five ranks with pairs (three with a four of a kind, which may
-    count as two pairs), or 3♠ with pairs of 3, 4 and 5."""
+    count as two pairs), or 3♠ with pairs of 3, 4 and 5.  The rank masks of
+    :mod:`tienlen.generate` are written out here: this runs for every hand dealt."""
     if hand >> 48 == 0xF or hand & 0xF == 0xF:
         return True
-    folded = hand | (hand >> 1)
-    if ((folded | (folded >> 2)) & RANK_BITS).bit_count() >= 12:
+    b, c, d = hand >> 1, hand >> 2, hand >> 3
+    if ((hand | b | c | d) & RANK_BITS).bit_count() >= 12:
         return True
-    pairs = ranks_with_pair(hand)
+    pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & RANK_BITS
     count = pairs.bit_count()
-    if count >= 5 or (count >= 3 and ranks_with_four(hand)):
+    if count >= 5 or (count >= 3 and hand & b & c & d & RANK_BITS):
         return True
     return hand & 1 == 1 and pairs & _THREE_FOUR_FIVE == _THREE_FOUR_FIVE
 
@@ -95,8 +96,6 @@ def find_instant_win(rules: "RuleSet", hands: Sequence[int], *, first_game: bool
         return None
     qualifiers = []
     for position, seat in enumerate(deal_order(rules, len(hands))):
-        if not _may_qualify(hands[seat]):
-            continue
         kind = instant_win_kind(rules, hands[seat], first_game=first_game)
         if kind is not None:
             qualifiers.append((position, seat, kind))
