@@ -8,7 +8,11 @@ run.  Usage::
     python bench/bench_engine.py --no-reference --path /tmp/old   # another checkout's engine
 
 Prints a markdown table of medians over the runs (single process), with the
-load average before and after.  ``--path`` benchmarks the ``tienlen`` package
+load average before and after.  The loop that plays the random games costs
+time of its own (a random draw and a few reads and calls an action); it is
+measured by replaying the same games, recorded, through the same loop over a
+do-nothing engine that returns the recorded answers (:class:`Replay`), and the
+games/s of the engine's own work are given with that cost taken out.  ``--path`` benchmarks the ``tienlen`` package
 of another directory (an older commit, e.g. from ``git archive``) with this
 same script, so before/after figures come from one harness.
 """
@@ -53,8 +57,8 @@ def reference_legal_plays(game: Game, seat: int) -> list:
     return plays
 
 
-def play_random_game(rules, players, seed, rng, generator, with_pass):
-    game = Game.deal(rules, players, seed)
+def play_random_game(rules, players, seed, rng, generator, with_pass, deal=Game.deal):
+    game = deal(rules, players, seed)
     actions = 0
     while not game.finished:
         seat = game.turn
@@ -69,16 +73,67 @@ def play_random_game(rules, players, seed, rng, generator, with_pass):
     return actions
 
 
-def games_per_second(generator, games, with_pass, seed=0, preset="mien-nam"):
+def games_per_second(generator, games, with_pass, seed=0, preset="mien-nam", deal=Game.deal):
     """Whole random 4-player games per second, and actions per game."""
     rng = random.Random(seed)
     rules = RULESETS[preset]
     start = time.perf_counter()
     actions = 0
     for index in range(games):
-        actions += play_random_game(rules, 4, seed * 100_000 + index, rng, generator, with_pass)
+        actions += play_random_game(rules, 4, seed * 100_000 + index, rng, generator, with_pass, deal)
     elapsed = time.perf_counter() - start
     return games / elapsed, actions / games
+
+
+class Replay:
+    """A stand-in for a game that replays a recorded one: the same turn, top and
+    legal plays at every step, and nothing else.  Run through the same loop as
+    the engine, it measures what the benchmark loop itself costs a game."""
+
+    __slots__ = ("turn", "top", "finished", "_steps", "_at")
+
+    def __init__(self, steps):
+        self._steps = steps  # (turn, top, legal plays) before each action
+        self._at = 0
+        self.turn, self.top, _ = steps[0] if steps else (None, None, None)
+        self.finished = not steps  # an instant win ends a game at the deal
+
+    def legal_plays(self, seat):
+        return self._steps[self._at][2]
+
+    def play(self, seat, combo):
+        self._advance()
+
+    def pass_turn(self, seat):
+        self._advance()
+
+    def _advance(self):
+        self._at += 1
+        if self._at == len(self._steps):
+            self.finished = True
+        else:
+            self.turn, self.top, _ = self._steps[self._at]
+
+
+def loop_cost_per_game(games, with_pass, seed=0, preset="mien-nam"):
+    """Seconds a game that the benchmark loop costs on its own: the same games,
+    recorded with the engine, replayed by :class:`Replay` through the same loop
+    with the same random choices."""
+    recorded: dict[int, list] = {}
+
+    def recording_deal(rules, players, game_seed):
+        recorded[game_seed] = []
+        return Game.deal(rules, players, game_seed)
+
+    def recording_generator(game, seat):
+        plays = game.legal_plays(seat)
+        recorded[game.seed].append((game.turn, game.top, plays))
+        return plays
+
+    games_per_second(recording_generator, games, with_pass, seed, preset, deal=recording_deal)
+    replay = lambda rules, players, game_seed: Replay(recorded[game_seed])  # noqa: E731
+    rate, _ = games_per_second(engine_generator, games, with_pass, seed, preset, deal=replay)
+    return 1 / rate
 
 
 def sample_positions(count, seed=1, preset="mien-nam"):
@@ -143,7 +198,10 @@ def run_once(args, include_reference):
         games = max(5, args.games // (scale * 5))
         uniform, actions = games_per_second(generator, games, with_pass=False, preset=args.preset)
         with_pass, actions_pass = games_per_second(generator, games, with_pass=True, preset=args.preset)
+        loop = loop_cost_per_game(games, with_pass=True, preset=args.preset) if name == "engine" else 0.0
         row[name] = dict(
+            loop_us=loop * 1e6,
+            engine_only=1 / (1 / with_pass - loop),
             median=statistics.median(timings),
             p99=percentile(timings, 0.99),
             lead_median=statistics.median(lead_timings),
@@ -183,6 +241,8 @@ def main() -> None:
         ("random games/s (uniform over legal_plays + pass)", "with_pass", "{:,.0f}"),
         ("  actions per game", "actions_pass", "{:.0f}"),
         ("  actions/s", "with_pass_actions", "{:,.0f}"),
+        ("  the same loop over a do-nothing engine (recorded answers): µs a game", "loop_us", "{:.0f}"),
+        ("  games/s of the engine's own work (that cost taken out)", "engine_only", "{:,.0f}"),
     ]
     engine = os.path.dirname(os.path.dirname(os.path.abspath(sys.modules["tienlen"].__file__)))
     print(f"Medians of {args.runs} runs, 4 players, {args.preset}, Python {sys.version.split()[0]}, engine in {engine}")
