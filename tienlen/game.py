@@ -40,7 +40,6 @@ from tienlen.generate import (
     Q2,
     Q3,
     S6,
-    SINGLES,
     beating_combos,
     bombs_beating,
     finishes_on_two,
@@ -392,8 +391,8 @@ class Game:
                         else:
                             self._bombless |= 1 << seat
                     return plays
-                if not cards & (cards - 1):  # none or one
-                    return [SINGLES[cards.bit_length() - 1]] if cards else []
+                if not cards:
+                    return []
                 return [*Q0[cards & 8191], *Q1[cards >> 13 & 8191], *Q2[cards >> 26 & 8191], *Q3[cards >> 39]]
             if self._required or self._forbid_two_finish:
                 return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
