@@ -110,12 +110,19 @@ def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
         # compilation, events or result handling.
         cursor = connection.connection.cursor()
         try:
-            cursor.execute(f"BEGIN {mode}")
+            sqlite_begin(cursor, mode)
         finally:
             cursor.close()
 
     event.listen(engine, "connect", on_connect)
     event.listen(engine, "begin", on_begin)
+
+
+def sqlite_begin(cursor: Any, mode: str) -> None:
+    """Begin a transaction on a SQLite DBAPI cursor (``DEFERRED`` or ``IMMEDIATE``)."""
+    if mode not in ("DEFERRED", "IMMEDIATE", "EXCLUSIVE"):
+        raise ValueError(f"not a SQLite transaction mode: {mode!r}")
+    cursor.execute(f"BEGIN {mode}")
 
 
 def _enable_wal(cursor: Any) -> None:

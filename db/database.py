@@ -1,7 +1,8 @@
 """The :class:`Database` handle: one engine and its short-lived sessions.
 
 Everything in :mod:`db` takes a Database as its first argument and opens its
-own transaction through :meth:`Database.write` or :meth:`Database.read`.
+own transaction through :meth:`Database.write` or :meth:`Database.read`, or,
+for the two hot paths (settlements, the action log), :meth:`Database.hot_write`.
 """
 
 from __future__ import annotations
@@ -10,17 +11,24 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
-from typing import Any
+from typing import Any, TypeVar
 
 from dataclasses import dataclass
 
-from sqlalchemy import text
+from sqlalchemy import Integer, bindparam, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
+from sqlalchemy.util import greenlet_spawn
 
+from db import hot
 from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for
 from db.errors import StaleEpoch
+from db.hot import HotStatement
 from db.migrate import upgrade_to_head
+from db.models import ClusterSlotRow
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -37,10 +45,14 @@ class Fence:
     epoch: int
 
 
-_FENCE_CHECK = {
-    "postgresql": text("SELECT epoch FROM cluster_slots WHERE slot = :slot FOR SHARE"),
-    "sqlite": text("SELECT epoch FROM cluster_slots WHERE slot = :slot"),
-}
+# The slot's epoch, share-locked until the write commits (SQLite, which has
+# no row locks and admits one writer at a time, just reads it).
+_FENCE_CHECK = (
+    select(ClusterSlotRow.epoch)
+    .where(ClusterSlotRow.slot == bindparam("slot", type_=Integer))
+    .with_for_update(read=True)
+)
+_HOT_FENCE_CHECK = HotStatement(_FENCE_CHECK)
 
 
 class Database:
@@ -125,9 +137,34 @@ class Database:
             yield connection
 
     async def _check_fence(self, connection: AsyncConnection, fence: Fence) -> None:
-        current = await connection.scalar(_FENCE_CHECK[self.dialect], {"slot": fence.slot})
+        current = await connection.scalar(_FENCE_CHECK, {"slot": fence.slot})
         if current != fence.epoch:
             raise StaleEpoch(fence.slot, fence.epoch, current)
+
+    async def hot_write(self, body: Callable[..., T], *args: Any) -> T:
+        """Run ``body(connection, *args)`` as one write transaction of a hot
+        path (:mod:`db.hot`): synchronous code on a
+        :class:`~db.hot.HotConnection`, committed, with the same lock, fence
+        and metrics as :meth:`write`.
+
+        The body must only read and write the database (it may run twice):
+        when the connection turns out to be dead before COMMIT was sent, the
+        server has rolled everything back and the whole transaction runs
+        again on a new connection.
+        """
+        pool = self.engine.sync_engine.pool
+        dialect = self.engine.dialect
+        for retries_left in (1, 0):
+            fence = self.fence
+            check = (_HOT_FENCE_CHECK, fence.slot, fence.epoch) if fence is not None else None
+            attempt = hot.Attempt()
+            try:
+                async with self._timed("write"), self._writers_turn:
+                    return await greenlet_spawn(hot.transaction, pool, dialect, check, attempt, body, args)
+            except DBAPIError:
+                if not (retries_left and attempt.retryable):
+                    raise
+        raise AssertionError("unreachable")
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

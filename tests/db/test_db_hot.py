@@ -1,0 +1,190 @@
+"""db.hot, the hot paths' transaction runner: its statements read and write
+exactly what SQLAlchemy's own execution would, and errors and cancellations
+leave nothing behind."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+
+import pytest
+from sqlalchemy import Integer, bindparam, exc, func, literal, select
+
+import db as dblayer
+from db import Database, SeatPayment, SeatResult
+from db.games import _insert_while_running
+from db.hot import HotConnection, HotStatement
+from db.models import GameRow, LedgerRow
+from db.settlement import _INSERT_LEDGER, _LOCK_GAME
+from tests.db.dbtest_support import GUILD, human
+
+RESULTS = {0: SeatResult(0, True), 1: SeatResult(1, False)}
+
+
+def pay(payer: int, payee: int, units: int) -> SeatPayment:
+    return SeatPayment(payer=payer, payee=payee, units=units, reason="x")
+
+
+def ledger_entry(game_id: int, key: str, **changes) -> dict:
+    return {
+        "guild_id": GUILD,
+        "user_id": 1,
+        "amount": 0,
+        "balance_after": 0,
+        "reason": "admin_grant",
+        "game_id": game_id,
+        "idempotency_key": key,
+        "created_at": dt.datetime.now(dt.UTC),
+        "details": None,
+    } | changes
+
+
+# ------------------------------------------------- same as SQLAlchemy's own
+
+
+async def test_hot_statements_read_what_sqlalchemy_reads(db: Database, make_accounts, make_game) -> None:
+    """JSON, aware datetimes and NULLs come back through the statement's own
+    type processing, as from Connection.execute."""
+    await make_accounts(1, 2)
+    settled_game = await make_game([human(1), human(2)], bet=5)
+    await dblayer.settle_game(db, settled_game, payments=[pay(1, 0, 1)], results=RESULTS, bet=5)
+    running_game = await make_game([human(1), human(2)], bet=5)  # ended_at, settled_at NULL
+    games = (settled_game, running_game)
+
+    def read(connection: HotConnection) -> list:
+        return [connection.first(_LOCK_GAME, {"p_game": game}) for game in games]
+
+    hot_rows = await db.hot_write(read)
+    async with db.write_connection() as connection:
+        expected = [
+            tuple((await connection.execute(_LOCK_GAME.statement, {"p_game": game})).one())
+            for game in games
+        ]
+    assert hot_rows == expected
+    settled, running = hot_rows
+    assert settled[2] == [human(1), human(2)]  # seats, JSON
+    assert settled[5].tzinfo is dt.UTC  # settled_at, an aware datetime
+    assert settled[6]["seats"]["0"]["net"] == 5  # settlement, JSON
+    assert running[4:] == (None, None, None)
+
+
+async def test_hot_statements_write_what_sqlalchemy_writes(
+    db: Database, make_accounts, make_game
+) -> None:
+    """Bind processors (JSON, NULL JSON, an aware datetime in another zone)
+    through executemany: the rows equal those Connection.execute stores."""
+    await make_accounts(1, 2)
+    game_id = await make_game([human(1), human(2)])
+    moment = dt.datetime(2030, 1, 2, 3, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=7)))
+    entries = [
+        ledger_entry(game_id, f"{way}:{user}", user_id=user, created_at=moment,
+                     details={"way": way} if user == 1 else None)
+        for way in ("hot", "core")
+        for user in (1, 2)
+    ]
+    await db.hot_write(lambda connection: connection.execute_many(_INSERT_LEDGER, entries[:2]))
+    async with db.write_connection() as connection:
+        await connection.execute(_INSERT_LEDGER.statement, entries[2:])
+    async with db.read() as session:
+        rows = (
+            await session.execute(
+                select(LedgerRow.idempotency_key, LedgerRow.created_at, LedgerRow.details)
+                .order_by(LedgerRow.idempotency_key)
+            )
+        ).all()
+        same_instant = await session.scalar(
+            select(func.count()).where(LedgerRow.created_at == moment)
+        )
+    rows = [row for row in rows if not row.idempotency_key.startswith("start")]
+    assert [tuple(row) for row in rows] == [
+        ("core:1", moment, {"way": "core"}),
+        ("core:2", moment, None),
+        ("hot:1", moment, {"way": "hot"}),
+        ("hot:2", moment, None),
+    ]
+    assert same_instant == 4
+
+
+async def test_constants_sqlalchemy_bound_are_filled_in(db: Database) -> None:
+    """``x + 1`` and literals become parameters SQLAlchemy binds itself."""
+    statement = HotStatement(select(literal(40, Integer) + bindparam("n", type_=Integer), literal("x")))
+    assert await db.hot_write(lambda connection: connection.rows(statement, {"n": 2})) == [(42, "x")]
+
+
+async def test_what_hot_statements_cannot_do_is_refused(db: Database) -> None:
+    expanding = HotStatement(select(GameRow.id).where(GameRow.id.in_(bindparam("ids", expanding=True))))
+    with pytest.raises(TypeError, match="expanding"):
+        await db.hot_write(lambda connection: connection.rows(expanding, {"ids": [1]}))
+    with pytest.raises(TypeError, match="many=True"):
+        await db.hot_write(lambda connection: connection.execute_many(_LOCK_GAME, [{"p_game": 1}]))
+
+
+# ------------------------------------------------ failures leave no trace
+
+
+async def test_a_database_error_is_sqlalchemys_and_undoes_the_transaction(
+    db: Database, make_accounts, make_game
+) -> None:
+    await make_accounts(1)
+    game_id = await make_game([human(1), human(2)])
+
+    def twice(connection: HotConnection) -> None:
+        connection.execute_many(_INSERT_LEDGER, [ledger_entry(game_id, "first")])
+        connection.execute_many(_INSERT_LEDGER, [ledger_entry(game_id, "once")] * 2)  # unique key
+
+    with pytest.raises(exc.IntegrityError) as raised:
+        await db.hot_write(twice)
+    assert "unique" in str(raised.value.orig).lower()
+    assert not raised.value.connection_invalidated
+    async with db.read() as session:
+        # (only the start grant of make_accounts)
+        assert await session.scalar(select(func.count()).select_from(LedgerRow)) == 1
+    # The connection went back to the pool usable, with no transaction open.
+    assert await dblayer.append_actions(db, [(game_id, 0, {"x": 1})]) == [None]
+    assert db.engine.sync_engine.pool.checkedout() == 0
+
+
+async def test_an_error_in_the_body_undoes_the_transaction(db: Database, make_game) -> None:
+    game_id = await make_game([human(1), human(2)])
+
+    def store_then_fail(connection: HotConnection) -> None:
+        _insert_while_running(connection, [(game_id, 0, {"x": 1})])
+        raise LookupError("changed my mind")
+
+    with pytest.raises(LookupError):
+        await db.hot_write(store_then_fail)
+    assert (await dblayer.load_game(db, game_id)).actions == ()
+
+
+def busy_statement() -> HotStatement:
+    """A statement that keeps the database busy for a second or so."""
+    counter = select(literal(1, Integer).label("n")).cte("counter", recursive=True)
+    counter = counter.union_all(
+        select(counter.c.n + 1).where(counter.c.n < bindparam("limit", type_=Integer))
+    )
+    return HotStatement(select(func.count()).select_from(counter))
+
+
+async def test_a_cancelled_hot_write_leaves_no_transaction_open(db: Database, make_game) -> None:
+    """Cancelled while the database works: rolled back, and the connection
+    back in the pool or dropped, never handed out mid-transaction."""
+    game_id = await make_game([human(1), human(2)])
+    loop = asyncio.get_running_loop()
+    storing = asyncio.Event()
+    busy = busy_statement()
+
+    def store_then_work(connection: HotConnection) -> None:
+        _insert_while_running(connection, [(game_id, 0, {"x": 1})])
+        loop.call_soon(storing.set)
+        connection.rows(busy, {"limit": 3_000_000})
+
+    task = asyncio.create_task(db.hot_write(store_then_work))
+    await asyncio.wait_for(storing.wait(), 10)
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert db.engine.sync_engine.pool.checkedout() == 0
+    assert (await dblayer.load_game(db, game_id)).actions == ()
+    assert await dblayer.append_actions(db, [(game_id, 1, {"x": 2})]) == [None]
+    assert (await dblayer.load_game(db, game_id)).actions == ({"x": 2},)
