@@ -12,6 +12,9 @@ SQLite statements go through a leaner adapter of aiosqlite than
 SQLAlchemy's own (see :class:`_OneHopAiosqlite`): aiosqlite runs every call
 in its own thread, and SQLAlchemy's cursor makes three or four such calls per
 statement (open a cursor, execute, fetch, close) where one does.
+
+PostgreSQL connections are checked for life at checkout without the round
+trips of ``pool_pre_ping`` (see :func:`_install_liveness_checks`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import aiosqlite
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.dialects.sqlite.aiosqlite import (
     AsyncAdapt_aiosqlite_connection,
     AsyncAdapt_aiosqlite_cursor,
@@ -46,6 +49,11 @@ _WAL_SWITCH_RETRY_PAUSE = 0.02
 
 # Execution option read by the "begin" hook: how a SQLite transaction begins.
 SQLITE_BEGIN_OPTION = "tienlen_sqlite_begin"
+
+# A pooled PostgreSQL connection that sat unused this long is pinged before
+# it is handed out (see _install_liveness_checks).  Links that drop idle
+# connections without a word (NAT, load balancers) wait minutes, not seconds.
+IDLE_PING_SECONDS = 30.0
 
 
 def is_sqlite(url: str | URL) -> bool:
@@ -73,9 +81,57 @@ def create_engine_for(
         engine = create_async_engine(url, connect_args=args, module=_ONE_HOP_AIOSQLITE, **options)
         _install_sqlite_hooks(engine.sync_engine, foreign_keys=foreign_keys)
         return engine
-    # A long-running bot outlives server restarts and idle-connection reaping.
-    options["pool_pre_ping"] = True
-    return create_async_engine(url, connect_args=dict(connect_args or {}), **options)
+    engine = create_async_engine(url, connect_args=dict(connect_args or {}), **options)
+    _install_liveness_checks(engine.sync_engine)
+    return engine
+
+
+def _install_liveness_checks(engine: Engine) -> None:
+    """Never hand out a dead PostgreSQL connection, without pool_pre_ping's
+    round trips at every checkout.
+
+    A long-running bot outlives server restarts and idle-connection reaping.
+    ``pool_pre_ping`` survives them by pinging at every checkout: three round
+    trips with asyncpg (BEGIN, an empty query, ROLLBACK), more than a whole
+    action-log write.  Instead:
+
+    * a connection the server closed (restart, terminated backend, idle
+      timeout: the server says goodbye and the event loop sees the socket
+      close) is known to asyncpg as closed, checked for free at every
+      checkout; it and every connection opened before it are replaced, as a
+      failed pre-ping does;
+    * a connection unused for IDLE_PING_SECONDS is pinged first, as with
+      pool_pre_ping: only that can notice a link dropped without a word;
+    * a connection that dies in the middle of use fails its transaction,
+      and SQLAlchemy then invalidates the pool (the hot paths of
+      :mod:`db.hot` run such a transaction again, see Database.hot_write).
+    """
+    dialect = engine.dialect
+
+    def on_checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    def on_checkout(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:
+        if _known_closed(record.driver_connection):
+            raise exc.InvalidatePoolError("the server closed this connection")
+        idle_since = record.info.pop("idle_since", None)
+        if idle_since is None or time.monotonic() - idle_since < IDLE_PING_SECONDS:
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as error:
+            if dialect.is_disconnect(error, dbapi_connection, None):
+                raise exc.InvalidatePoolError(f"ping failed: {error}") from error
+            raise
+
+    event.listen(engine, "checkin", on_checkin)
+    event.listen(engine, "checkout", on_checkout)
+
+
+def _known_closed(driver: Any) -> bool:
+    """Whether the driver already knows its connection is gone (no round trip)."""
+    is_closed = getattr(driver, "is_closed", None)  # asyncpg's
+    return driver is None or (is_closed is not None and bool(is_closed()))
 
 
 def sqlite_pragmas(*, foreign_keys: bool = True) -> list[str]:

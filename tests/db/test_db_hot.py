@@ -1,21 +1,27 @@
 """db.hot, the hot paths' transaction runner: its statements read and write
-exactly what SQLAlchemy's own execution would, and errors and cancellations
-leave nothing behind."""
+exactly what SQLAlchemy's own execution would, errors and cancellations
+leave nothing behind, and dead PostgreSQL connections are replaced (at
+checkout without pool_pre_ping's round trips, or by running the transaction
+again) instead of failing the caller."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 
+import asyncpg
 import pytest
 from sqlalchemy import Integer, bindparam, exc, func, literal, select
 
 import db as dblayer
+import db.connect
+import db.database
 from db import Database, SeatPayment, SeatResult
 from db.games import _insert_while_running
 from db.hot import HotConnection, HotStatement
 from db.models import GameRow, LedgerRow
 from db.settlement import _INSERT_LEDGER, _LOCK_GAME
+from tests.db.conftest import PG_URL, _asyncpg_dsn
 from tests.db.dbtest_support import GUILD, human
 
 RESULTS = {0: SeatResult(0, True), 1: SeatResult(1, False)}
@@ -188,3 +194,85 @@ async def test_a_cancelled_hot_write_leaves_no_transaction_open(db: Database, ma
     assert (await dblayer.load_game(db, game_id)).actions == ()
     assert await dblayer.append_actions(db, [(game_id, 1, {"x": 2})]) == [None]
     assert (await dblayer.load_game(db, game_id)).actions == ({"x": 2},)
+
+
+# -------------------------------------- PostgreSQL: dead pooled connections
+
+
+@pytest.fixture
+def pg(backend, db: Database) -> Database:
+    if backend.name != "postgresql":
+        pytest.skip("server-side disconnects: PostgreSQL")
+    return db
+
+
+async def kill_pooled_sessions(database: Database, count: int = 3) -> list[int]:
+    """Fill the pool with ``count`` connections, then terminate their server sessions."""
+    connections = [await database.engine.connect() for _ in range(count)]
+    pids = [(await connection.get_raw_connection()).driver_connection.get_server_pid() for connection in connections]
+    for connection in connections:
+        await connection.close()
+    assert PG_URL is not None
+    admin = await asyncpg.connect(_asyncpg_dsn(PG_URL))
+    try:
+        for pid in pids:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1, 5000)", pid)
+    finally:
+        await admin.close()
+    return pids
+
+
+async def test_connections_the_server_closed_are_replaced_at_checkout(
+    pg: Database, make_accounts, make_game
+) -> None:
+    await make_accounts(1, 2)
+    game_id = await make_game([human(1), human(2)])
+    await kill_pooled_sessions(pg)
+    assert await dblayer.append_actions(pg, [(game_id, 0, {"x": 1})]) == [None]
+    await kill_pooled_sessions(pg)
+    result = await dblayer.settle_game(pg, game_id, payments=[pay(1, 0, 1)], results=RESULTS, bet=10)
+    assert result.replayed is False
+    await kill_pooled_sessions(pg)
+    await dblayer.get_or_create_account(pg, GUILD, 3, starting_chips=10)  # an ORM session too
+
+
+async def test_a_hot_write_on_a_connection_lost_unnoticed_runs_again(
+    pg: Database, make_game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loss shows only when the first statement fails (before COMMIT):
+    the pool is invalidated and the whole transaction runs again."""
+    game_id = await make_game([human(1), human(2)])
+    await kill_pooled_sessions(pg)
+    monkeypatch.setattr(db.connect, "_known_closed", lambda _driver: False)
+    runs = 0
+    real_transaction = db.database.hot.transaction
+
+    def counted(*args, **kwargs):
+        nonlocal runs
+        runs += 1
+        return real_transaction(*args, **kwargs)
+
+    monkeypatch.setattr(db.database.hot, "transaction", counted)
+    assert await dblayer.append_actions(pg, [(game_id, 0, {"x": 1})]) == [None]
+    assert runs == 2
+    assert (await dblayer.load_game(pg, game_id)).actions == ({"x": 1},)
+
+
+async def test_a_connection_unused_for_a_while_is_pinged_first(
+    pg: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What pool_pre_ping did, only for idle connections: an ordinary unit
+    of work (no retry) does not see a connection that died silently."""
+    monkeypatch.setattr(db.connect, "_known_closed", lambda _driver: False)
+    await kill_pooled_sessions(pg)
+    monkeypatch.setattr(db.connect, "IDLE_PING_SECONDS", 0.0)
+    await dblayer.get_or_create_account(pg, GUILD, 1, starting_chips=10)
+
+    # Without the ping, the same loss costs that unit of work (then the
+    # invalidated pool recovers): the ping is what saved it above.
+    await kill_pooled_sessions(pg)
+    monkeypatch.setattr(db.connect, "IDLE_PING_SECONDS", 3600.0)
+    with pytest.raises(exc.DBAPIError) as raised:
+        await dblayer.get_or_create_account(pg, GUILD, 2, starting_chips=10)
+    assert raised.value.connection_invalidated
+    await dblayer.get_or_create_account(pg, GUILD, 2, starting_chips=10)
