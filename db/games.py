@@ -17,7 +17,9 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Integer,
+    Text,
     bindparam,
+    cast,
     insert,
     select,
     tuple_,
@@ -139,29 +141,31 @@ async def append_actions(
     """
     for _, seq, _ in items:
         require_id(seq, what="seq")
-    normalized = [(game_id, seq, _json_roundtrip(action)) for game_id, seq, action in items]
+    # Each action is serialized once, here; the statement stores that text.
+    encoded = [(game_id, seq, _json_text(action)) for game_id, seq, action in items]
     results: list[DbError | None] = [None] * len(items)
     # The first of several items for one (game, seq) is the one inserted;
     # the others are judged against it, as retries of it.
     first_index: dict[tuple[int, int], int] = {}
-    for index, (game_id, seq, _) in enumerate(normalized):
+    for index, (game_id, seq, _) in enumerate(encoded):
         first_index.setdefault((game_id, seq), index)
-    firsts = [normalized[index] for index in first_index.values()]
+    firsts = [encoded[index] for index in first_index.values()]
     if not firsts:
         return results
     inserted, stored, statuses = await db.hot_write(_store_actions, firsts)
-    for index, (game_id, seq, action) in enumerate(normalized):
+    for index, (game_id, seq, text) in enumerate(encoded):
         key = (game_id, seq)
         first = first_index[key]
         if first != index:
-            if results[first] is None and normalized[first][2] != action:
+            # Compared as values (as read back from JSON), not as text.
+            if results[first] is None and json.loads(encoded[first][2]) != json.loads(text):
                 results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
             else:
                 results[index] = results[first]
         elif key in inserted:
             continue
         elif key in stored:
-            if stored[key] != action:
+            if stored[key] != json.loads(text):
                 results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
         elif game_id not in statuses:
             results[index] = GameNotFound(game_id)
@@ -171,10 +175,11 @@ async def append_actions(
 
 
 def _store_actions(
-    connection: HotConnection, items: Sequence[tuple[int, int, Any]]
+    connection: HotConnection, items: Sequence[tuple[int, int, str]]
 ) -> tuple[set[tuple[int, int]], dict[tuple[int, int], Any], dict[int, str]]:
-    """The batch's transaction (in :meth:`Database.hot_write`): the keys it
-    inserted, and for the others what is stored there and their games' statuses."""
+    """The batch's transaction (in :meth:`Database.hot_write`), actions as
+    JSON text: the keys it inserted, and for the others what is stored there
+    and their games' statuses."""
     inserted = _insert_while_running(connection, items)
     left = [(game_id, seq) for game_id, seq, _ in items if (game_id, seq) not in inserted]
     stored, statuses = _look_at(connection, left) if left else ({}, {})
@@ -186,11 +191,17 @@ def _insert_while_running_statement(dialect: str, count: int) -> HotStatement:
     """INSERT ``count`` actions whose games are running; RETURNING their keys."""
     # The new rows as a UNION ALL of one-row SELECTs of typed parameters
     # (one statement per batch size, compiled once by db.hot).
+    def action(n: int) -> Any:
+        # Given as JSON text (append_actions serializes each action once):
+        # SQLite stores that text as its JSON; PostgreSQL casts it.
+        text = bindparam(f"p_action_{n}", type_=Text)
+        return cast(text, JSON) if dialect == "postgresql" else text
+
     rows = [
         select(
             bindparam(f"p_game_{n}", type_=BigInteger).label("game_id"),
             bindparam(f"p_seq_{n}", type_=Integer).label("seq"),
-            bindparam(f"p_action_{n}", type_=JSON).label("action"),
+            action(n).label("action"),
             bindparam("p_now", type_=UtcDateTime()).label("created_at"),
         )
         for n in range(count)
@@ -211,8 +222,9 @@ def _insert_while_running_statement(dialect: str, count: int) -> HotStatement:
 
 
 def _insert_while_running(
-    connection: HotConnection, items: Sequence[tuple[int, int, Any]]
+    connection: HotConnection, items: Sequence[tuple[int, int, str]]
 ) -> set[tuple[int, int]]:
+    """Insert the items (actions as JSON text) whose games are running; their keys."""
     dialect = connection.dialect.name
     now = utcnow()
     inserted: set[tuple[int, int]] = set()
@@ -404,9 +416,10 @@ def _to_summary(row: GameRow) -> GameSummary:
     )
 
 
-def _json_roundtrip(value: Any) -> Any:
-    """The value as it will read back from a JSON column (tuples become lists)."""
+def _json_text(value: Any) -> str:
+    """The action as the JSON text stored for it (as SQLAlchemy's JSON type
+    would serialize it); raises InvalidGame if it is not JSON."""
     try:
-        return json.loads(json.dumps(value))
+        return json.dumps(value)
     except (TypeError, ValueError) as error:
         raise InvalidGame(f"action is not JSON-serializable: {error}") from error

@@ -75,7 +75,7 @@ class _Compiled:
     """One dialect's SQL for a statement, and how to fill its positional
     parameters and read its rows."""
 
-    __slots__ = ("sql", "_slots", "_result_processors")
+    __slots__ = ("sql", "_plain", "_processed", "_constants", "_layout", "_result_processors")
 
     def __init__(self, statement: Executable, dialect: Dialect, *, many: bool) -> None:
         compiled = statement.compile(dialect=dialect, for_executemany=many)
@@ -84,27 +84,41 @@ class _Compiled:
         if compiled.literal_execute_params or compiled.post_compile_params:
             raise TypeError("hot statements take plain bound parameters, not expanding ones")
         self.sql = compiled.string
-        # Per position: (the caller's parameter name or None, its bind
-        # processor, or the already processed constant).
-        slots: list[tuple[str | None, Callable[[Any], Any] | None, Any]] = []
-        for name in compiled.positiontup:
+        # Each distinct parameter is looked up (and processed) once, even
+        # where the SQL repeats it (SQLite's "?" style repeats a name at
+        # every use); the positions then pick from these values: first the
+        # caller's parameters without a bind processor, then those with one,
+        # then the constants SQLAlchemy bound itself, already processed.
+        plain: list[str] = []
+        processed: list[tuple[str, Callable[[Any], Any]]] = []
+        constants: dict[str, Any] = {}
+        for name in dict.fromkeys(compiled.positiontup):
             bind = compiled.binds[name]
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
-            if bind.required:
-                slots.append((name, processor, None))
-            else:
+            if not bind.required:
                 value = bind.effective_value
-                slots.append((None, None, processor(value) if processor else value))
-        self._slots = tuple(slots)
+                constants[name] = processor(value) if processor else value
+            elif processor is None:
+                plain.append(name)
+            else:
+                processed.append((name, processor))
+        order = plain + [name for name, _ in processed] + list(constants)
+        index = {name: n for n, name in enumerate(order)}
+        layout = tuple(index[name] for name in compiled.positiontup)
+        self._plain = tuple(plain)
+        self._processed = tuple(processed)
+        self._constants = tuple(constants.values())
+        self._layout = None if layout == tuple(range(len(order))) else layout
         columns = list(getattr(statement, "exported_columns", ()))
         processors = [column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns]
         self._result_processors = tuple(processors) if any(processors) else None
 
     def positional(self, parameters: Mapping[str, Any]) -> tuple[Any, ...]:
-        return tuple(
-            constant if name is None else processor(parameters[name]) if processor else parameters[name]
-            for name, processor, constant in self._slots
-        )
+        values = [parameters[name] for name in self._plain]
+        values += [processor(parameters[name]) for name, processor in self._processed]
+        values += self._constants
+        layout = self._layout
+        return tuple(values) if layout is None else tuple([values[n] for n in layout])
 
     def result(self, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
         processors = self._result_processors

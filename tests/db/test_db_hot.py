@@ -154,7 +154,7 @@ async def test_an_error_in_the_body_undoes_the_transaction(db: Database, make_ga
     game_id = await make_game([human(1), human(2)])
 
     def store_then_fail(connection: HotConnection) -> None:
-        _insert_while_running(connection, [(game_id, 0, {"x": 1})])
+        _insert_while_running(connection, [(game_id, 0, '{"x": 1}')])
         raise LookupError("changed my mind")
 
     with pytest.raises(LookupError):
@@ -180,7 +180,7 @@ async def test_a_cancelled_hot_write_leaves_no_transaction_open(db: Database, ma
     busy = busy_statement()
 
     def store_then_work(connection: HotConnection) -> None:
-        _insert_while_running(connection, [(game_id, 0, {"x": 1})])
+        _insert_while_running(connection, [(game_id, 0, '{"x": 1}')])
         loop.call_soon(storing.set)
         connection.rows(busy, {"limit": 3_000_000})
 
