@@ -76,6 +76,12 @@ def create_engine_for(
     options: dict[str, Any] = {"echo": echo}
     if not pooled:
         options["poolclass"] = NullPool
+    else:
+        # Last in, first out: a lone writer keeps reusing the connection it
+        # just gave back, whose prepared statements (PostgreSQL) and driver
+        # thread (aiosqlite) are warm, instead of cycling through every
+        # connection a busy moment opened.
+        options["pool_use_lifo"] = True
     if is_sqlite(url):
         args = {"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, **(connect_args or {})}
         engine = create_async_engine(url, connect_args=args, module=_ONE_HOP_AIOSQLITE, **options)
