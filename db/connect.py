@@ -178,7 +178,7 @@ def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
         # compilation, events or result handling.
         cursor = connection.connection.cursor()
         try:
-            sqlite_begin(cursor, mode)
+            cursor.execute(sqlite_begin_statement(mode))
         finally:
             cursor.close()
 
@@ -186,11 +186,11 @@ def _install_sqlite_hooks(engine: Engine, *, foreign_keys: bool) -> None:
     event.listen(engine, "begin", on_begin)
 
 
-def sqlite_begin(cursor: Any, mode: str) -> None:
-    """Begin a transaction on a SQLite DBAPI cursor (``DEFERRED`` or ``IMMEDIATE``)."""
+def sqlite_begin_statement(mode: str) -> str:
+    """SQLite's BEGIN for ``DEFERRED``, ``IMMEDIATE`` or ``EXCLUSIVE``."""
     if mode not in ("DEFERRED", "IMMEDIATE", "EXCLUSIVE"):
         raise ValueError(f"not a SQLite transaction mode: {mode!r}")
-    cursor.execute(f"BEGIN {mode}")
+    return f"BEGIN {mode}"
 
 
 def _enable_wal(cursor: Any) -> None:
@@ -214,10 +214,14 @@ def _enable_wal(cursor: Any) -> None:
 # ------------------------------------------------ one thread hop per statement
 
 
-def _run_statement(
+def run_statement(
     connection: sqlite3.Connection, operation: str, parameters: Any, many: bool
 ) -> tuple[Any, int, int | None, list[Any] | None]:
-    """In aiosqlite's thread: execute, fetch every row, close; the results."""
+    """In aiosqlite's thread: execute, fetch every row, close; the results.
+
+    (One trip to the thread per statement, for this module's cursor and
+    for the hot paths of :mod:`db.hot`.)
+    """
     cursor = connection.cursor()
     try:
         if many:
@@ -286,7 +290,7 @@ class _OneHopCursor(AsyncAdapt_aiosqlite_cursor):
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
         async with self._adapt_connection._execute_mutex:
             description, rowcount, lastrowid, rows = await connection._execute(
-                _run_statement, connection._conn, operation, parameters, many
+                run_statement, connection._conn, operation, parameters, many
             )
         self._description, self._rowcount, self._lastrowid = description, rowcount, lastrowid
         self._rows = collections.deque(rows or ())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any, TypeVar
 
@@ -19,7 +19,6 @@ from sqlalchemy import Integer, bindparam, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
-from sqlalchemy.util import greenlet_spawn
 
 from db import hot
 from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for
@@ -141,11 +140,10 @@ class Database:
         if current != fence.epoch:
             raise StaleEpoch(fence.slot, fence.epoch, current)
 
-    async def hot_write(self, body: Callable[..., T], *args: Any) -> T:
-        """Run ``body(connection, *args)`` as one write transaction of a hot
-        path (:mod:`db.hot`): synchronous code on a
-        :class:`~db.hot.HotConnection`, committed, with the same lock, fence
-        and metrics as :meth:`write`.
+    async def hot_write(self, body: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``await body(connection, *args)`` as one write transaction of
+        a hot path (:mod:`db.hot`), on a :class:`~db.hot.HotConnection`,
+        committed, with the same lock, fence and metrics as :meth:`write`.
 
         The body must only read and write the database (it may run twice):
         when the connection turns out to be dead before COMMIT was sent, the
@@ -160,7 +158,7 @@ class Database:
             attempt = hot.Attempt()
             try:
                 async with self._timed("write"), self._writers_turn:
-                    return await greenlet_spawn(hot.transaction, pool, dialect, check, attempt, body, args)
+                    return await hot.transaction(pool, dialect, check, attempt, body, args)
             except DBAPIError:
                 if not (retries_left and attempt.retryable):
                     raise

@@ -174,15 +174,15 @@ async def append_actions(
     return results
 
 
-def _store_actions(
+async def _store_actions(
     connection: HotConnection, items: Sequence[tuple[int, int, str]]
 ) -> tuple[set[tuple[int, int]], dict[tuple[int, int], Any], dict[int, str]]:
     """The batch's transaction (in :meth:`Database.hot_write`), actions as
     JSON text: the keys it inserted, and for the others what is stored there
     and their games' statuses."""
-    inserted = _insert_while_running(connection, items)
+    inserted = await _insert_while_running(connection, items)
     left = [(game_id, seq) for game_id, seq, _ in items if (game_id, seq) not in inserted]
-    stored, statuses = _look_at(connection, left) if left else ({}, {})
+    stored, statuses = await _look_at(connection, left) if left else ({}, {})
     return inserted, stored, statuses
 
 
@@ -221,7 +221,7 @@ def _insert_while_running_statement(dialect: str, count: int) -> HotStatement:
     )
 
 
-def _insert_while_running(
+async def _insert_while_running(
     connection: HotConnection, items: Sequence[tuple[int, int, str]]
 ) -> set[tuple[int, int]]:
     """Insert the items (actions as JSON text) whose games are running; their keys."""
@@ -235,7 +235,7 @@ def _insert_while_running(
             parameters[f"p_game_{n}"] = game_id
             parameters[f"p_seq_{n}"] = seq
             parameters[f"p_action_{n}"] = action
-        returned = connection.rows(_insert_while_running_statement(dialect, len(chunk)), parameters)
+        returned = await connection.rows(_insert_while_running_statement(dialect, len(chunk)), parameters)
         inserted.update((game_id, seq) for game_id, seq in returned)
     return inserted
 
@@ -259,7 +259,7 @@ def _stored_actions_statement(count: int) -> HotStatement:
     )
 
 
-def _look_at(
+async def _look_at(
     connection: HotConnection, keys: Sequence[tuple[int, int]]
 ) -> tuple[dict[tuple[int, int], Any], dict[int, str]]:
     """The stored actions at ``keys`` (those that exist) and their games' statuses."""
@@ -269,7 +269,7 @@ def _look_at(
         chunk = keys[start : start + _ACTIONS_PER_STATEMENT]
         game_ids = sorted({game_id for game_id, _ in chunk} - set(statuses))
         if game_ids:
-            rows = connection.rows(
+            rows = await connection.rows(
                 _statuses_statement(len(game_ids)),
                 {f"p_game_{n}": game_id for n, game_id in enumerate(game_ids)},
             )
@@ -278,7 +278,7 @@ def _look_at(
         for n, (game_id, seq) in enumerate(chunk):
             parameters[f"p_game_{n}"] = game_id
             parameters[f"p_seq_{n}"] = seq
-        found = connection.rows(_stored_actions_statement(len(chunk)), parameters)
+        found = await connection.rows(_stored_actions_statement(len(chunk)), parameters)
         stored.update(((game_id, seq), action) for game_id, seq, action in found)
     return stored, statuses
 

@@ -1,5 +1,5 @@
 """Hot-path write transactions: statements SQLAlchemy compiled once, run on
-SQLAlchemy's pooled DBAPI connection, the whole transaction in one greenlet.
+the driver connection of SQLAlchemy's pool.
 
 Settlements and the action log's group commit are the data layer's hot
 paths.  Through :class:`~sqlalchemy.ext.asyncio.AsyncConnection` each
@@ -7,35 +7,42 @@ statement cost about 60 µs of CPU on top of the driver's own work (cache-key
 lookup, parameter dictionaries, an execution context and a result object, a
 new greenlet per awaited call) and each transaction about 170 µs (connection
 and transaction objects, events, five greenlets): as much as the statements
-themselves take on a fast database (BENCHMARKS.md, "Chips and records").
+themselves take on a fast database.  Running the same compiled SQL through
+SQLAlchemy's DBAPI adapter, in one greenlet per transaction, still cost
+about 25 µs a statement and 100 µs a transaction more than the bare driver
+(BENCHMARKS.md, "Chips and records").  So here the body of a hot
+transaction is ordinary async code, and each statement is one call of the
+driver (asyncpg, or one trip to aiosqlite's thread as :mod:`db.connect`'s
+cursor makes it).
 
-What stays SQLAlchemy's here: the engine and its pool (checkout and its
-events, reset-on-return, invalidation), the
-statements (Core, from the models, see :class:`HotStatement`), their SQL as
-SQLAlchemy's dialect compiles it, the bind and result processing of their
-column types, the dialect's DBAPI adapter that runs them (asyncpg's with its
-prepared-statement cache and error translation, or :mod:`db.connect`'s
-one-hop aiosqlite cursor) and SQLAlchemy's exception classes.  What this
-module does itself is what ``Connection`` would do around them: begin,
-commit or roll back on the DBAPI connection, check the cluster fence, turn
-DBAPI errors into :class:`sqlalchemy.exc.DBAPIError` and invalidate the pool
-on a disconnect.  Nothing else should use it: ordinary units of work go
-through :meth:`db.Database.write` and :meth:`~db.Database.read`.
+What stays SQLAlchemy's: the engine and its pool (checkout in a greenlet,
+with its events and :mod:`db.connect`'s liveness checks, reset on return,
+invalidation), the statements (Core, built from the models, see
+:class:`HotStatement`), their SQL as SQLAlchemy's dialect compiles it, the
+bind and result processing of their column types, the translation of driver
+errors (the dialect adapter's own) and SQLAlchemy's exception classes.  What
+this module does itself is what ``Connection`` would do around them: begin,
+commit or roll back, check the cluster fence, raise
+:class:`sqlalchemy.exc.DBAPIError` and invalidate the pool on a disconnect.
+Nothing else should use it: ordinary units of work go through
+:meth:`db.Database.write` and :meth:`~db.Database.read`.
 
 Statement logging (``echo``) and cursor events do not see hot statements.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy import Dialect, exc
 from sqlalchemy.pool import Pool, PoolProxiedConnection
 from sqlalchemy.sql import Executable
+from sqlalchemy.util import greenlet_spawn
 
-from db.connect import sqlite_begin
+from db.connect import run_statement, sqlite_begin_statement
 from db.errors import StaleEpoch
 
 T = TypeVar("T")
@@ -131,46 +138,38 @@ class _Compiled:
 
 
 class HotConnection:
-    """The running hot transaction's connection: executes HotStatements.
+    """The running hot transaction's connection: executes HotStatements on
+    the driver connection (``await connection.rows(...)``)."""
 
-    Synchronous: the transaction body runs in a greenlet, and every call
-    here waits for the database there (SQLAlchemy's ``await_``).
-    """
+    __slots__ = ("dialect", "_driver")
 
-    __slots__ = ("dialect", "_cursor")
-
-    def __init__(self, cursor: Any, dialect: Dialect) -> None:
+    def __init__(self, driver: _Driver, dialect: Dialect) -> None:
         self.dialect = dialect
-        self._cursor = cursor
+        self._driver = driver
 
-    def rows(self, statement: HotStatement, parameters: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    async def rows(self, statement: HotStatement, parameters: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Execute and return every row (empty when the statement returns none)."""
         compiled = statement.compiled(self.dialect)
-        cursor = self._cursor
         positional = compiled.positional(parameters)
-        _call(cursor.execute, compiled.sql, positional, self.dialect)
-        if cursor.description is None:
-            return []
-        return compiled.result(cursor.fetchall())
+        return compiled.result(await self._driver.fetch(compiled.sql, positional))
 
-    def first(self, statement: HotStatement, parameters: Mapping[str, Any]) -> tuple[Any, ...] | None:
-        rows = self.rows(statement, parameters)
+    async def first(self, statement: HotStatement, parameters: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        rows = await self.rows(statement, parameters)
         return rows[0] if rows else None
 
-    def execute_many(self, statement: HotStatement, parameters: Sequence[Mapping[str, Any]]) -> None:
+    async def execute_many(self, statement: HotStatement, parameters: Sequence[Mapping[str, Any]]) -> None:
         """Execute once per parameter set (the driver's executemany)."""
         if not statement.many:
             raise TypeError("executemany needs a HotStatement(..., many=True)")
         compiled = statement.compiled(self.dialect)
-        positional = [compiled.positional(each) for each in parameters]
-        _call(self._cursor.executemany, compiled.sql, positional, self.dialect)
+        await self._driver.executemany(compiled.sql, [compiled.positional(each) for each in parameters])
 
 
 class _DBAPIFailure(Exception):
-    """A DBAPI error and the statement it came from, on its way to become
-    SQLAlchemy's DBAPIError once the transaction knows whether it was a
-    disconnect (wrapped so that the body's own handlers cannot take it for
-    one of theirs)."""
+    """A driver error, as SQLAlchemy's DBAPI adapter translates it, and the
+    statement it came from: on its way to become SQLAlchemy's DBAPIError
+    once the transaction knows whether it was a disconnect (wrapped so that
+    the body's own handlers cannot take it for one of theirs)."""
 
     def __init__(self, error: Exception, statement: str | None, parameters: Any) -> None:
         super().__init__(error)
@@ -179,15 +178,130 @@ class _DBAPIFailure(Exception):
         self.parameters = parameters
 
 
-def _dbapi(dialect: Dialect, statement: str | None, parameters: Any, call: Callable[..., T], *args: Any) -> T:
-    try:
-        return call(*args)
-    except dialect.loaded_dbapi.Error as error:
-        raise _DBAPIFailure(error, statement, parameters) from None
+class _Driver(ABC):
+    """One checked-out connection's driver, for one transaction at a time:
+    begin, fetch, executemany, commit and roll back, errors translated."""
+
+    def __init__(self, fairy: PoolProxiedConnection, dialect: Dialect) -> None:
+        self.fairy = fairy
+        self.dialect = dialect
+        self.connection: Any = fairy.driver_connection
+        self.in_transaction = False
+
+    @abstractmethod
+    async def begin(self) -> None: ...
+
+    @abstractmethod
+    async def fetch(self, sql: str, parameters: Sequence[Any]) -> Sequence[Any]:
+        """Every row (none for a statement that returns none)."""
+
+    @abstractmethod
+    async def executemany(self, sql: str, parameters: Sequence[Sequence[Any]]) -> None: ...
+
+    @abstractmethod
+    async def commit(self) -> None: ...
+
+    @abstractmethod
+    async def rollback(self) -> None: ...
+
+    def failure(self, error: Exception, statement: str | None, parameters: Any) -> Exception:
+        """``error`` as SQLAlchemy's adapter would have raised it, wrapped in
+        _DBAPIFailure when it is a DBAPI error (else as it is)."""
+        dbapi = self.dialect.loaded_dbapi
+        translated = error
+        if not isinstance(error, dbapi.Error):
+            try:
+                type(self.fairy.dbapi_connection)._handle_exception_no_connection(dbapi, error)
+            except Exception as raised:
+                translated = raised
+        if isinstance(translated, dbapi.Error):
+            return _DBAPIFailure(translated, statement, parameters)
+        return error
 
 
-def _call(method: Callable[..., Any], sql: str, parameters: Any, dialect: Dialect) -> None:
-    _dbapi(dialect, sql, parameters, method, sql, parameters)
+class _Asyncpg(_Driver):
+    """asyncpg: statements go through its own prepared-statement cache."""
+
+    async def begin(self) -> None:
+        try:
+            self._transaction = self.connection.transaction()
+            await self._transaction.start()
+        except Exception as error:
+            raise self.failure(error, "BEGIN", None) from error
+        self.in_transaction = True
+
+    async def fetch(self, sql: str, parameters: Sequence[Any]) -> Sequence[Any]:
+        try:
+            return await self.connection.fetch(sql, *parameters)
+        except Exception as error:
+            raise self.failure(error, sql, parameters) from error
+
+    async def executemany(self, sql: str, parameters: Sequence[Sequence[Any]]) -> None:
+        try:
+            await self.connection.executemany(sql, parameters)
+        except Exception as error:
+            raise self.failure(error, sql, parameters) from error
+
+    async def commit(self) -> None:
+        try:
+            await self._transaction.commit()
+        except Exception as error:
+            raise self.failure(error, "COMMIT", None) from error
+        finally:
+            self.in_transaction = self.connection.is_in_transaction()
+
+    async def rollback(self) -> None:
+        try:
+            await self._transaction.rollback()
+        finally:
+            self.in_transaction = self.connection.is_in_transaction()
+
+
+class _Aiosqlite(_Driver):
+    """aiosqlite: each statement is one trip to its thread (as db.connect's
+    cursor does it: execute, fetch every row, close)."""
+
+    async def _run(self, sql: str, parameters: Any, many: bool) -> Sequence[Any]:
+        connection = self.connection
+        try:
+            _description, _rowcount, _lastrowid, rows = await connection._execute(
+                run_statement, connection._conn, sql, parameters, many
+            )
+        except Exception as error:
+            raise self.failure(error, sql, parameters) from error
+        return rows or ()
+
+    async def begin(self) -> None:
+        # Hold the write lock from BEGIN, as Database.write does.
+        await self._run(sqlite_begin_statement("IMMEDIATE"), None, False)
+        self.in_transaction = True
+
+    async def fetch(self, sql: str, parameters: Sequence[Any]) -> Sequence[Any]:
+        return await self._run(sql, parameters, False)
+
+    async def executemany(self, sql: str, parameters: Sequence[Sequence[Any]]) -> None:
+        await self._run(sql, parameters, True)
+
+    async def commit(self) -> None:
+        try:
+            await self.connection.commit()
+        except Exception as error:
+            raise self.failure(error, "COMMIT", None) from error
+        finally:
+            self.in_transaction = self._open()
+
+    async def rollback(self) -> None:
+        try:
+            await self.connection.rollback()
+        finally:
+            self.in_transaction = self._open()
+
+    def _open(self) -> bool:
+        sqlite_connection = self.connection._connection
+        return sqlite_connection is not None and sqlite_connection.in_transaction
+
+
+_DRIVERS: dict[str, type[_Driver]] = {"asyncpg": _Asyncpg, "aiosqlite": _Aiosqlite}
 
 
 @dataclass
@@ -206,61 +320,67 @@ class Attempt:
         return self.disconnected and not self.committing
 
 
-def transaction(
+async def transaction(
     pool: Pool,
     dialect: Dialect,
     fence: tuple[HotStatement, int, int] | None,
     attempt: Attempt,
-    body: Callable[..., T],
+    body: Callable[..., Awaitable[T]],
     args: Sequence[Any],
 ) -> T:
-    """One write transaction: ``body(connection, *args)``, committed.
+    """One write transaction: ``await body(connection, *args)``, committed.
 
-    Runs in a greenlet (``greenlet_spawn``).  ``fence`` is the epoch check
-    (statement, slot, epoch) that every fenced write starts with, as in
-    :meth:`db.Database.write`.  On any error the transaction is rolled back;
-    a connection that cannot roll back is invalidated rather than returned
-    to the pool with a transaction open.  DBAPI errors are raised as
-    SQLAlchemy's DBAPIError; a disconnect invalidates the pool, as
-    SQLAlchemy's Connection does, and is noted in ``attempt``.
+    ``fence`` is the epoch check (statement, slot, epoch) that every fenced
+    write starts with, as in :meth:`db.Database.write`.  On any error, or a
+    cancellation, the transaction is rolled back, and a connection that
+    could not roll back is invalidated rather than returned to the pool with
+    a transaction open.  DBAPI errors are raised as SQLAlchemy's DBAPIError;
+    a disconnect invalidates the pool, as SQLAlchemy's Connection does, and
+    is noted in ``attempt``.
     """
+    driver_class = _DRIVERS.get(dialect.driver)
+    if driver_class is None:
+        raise TypeError(f"hot paths run on asyncpg or aiosqlite, not {dialect.driver}")
+    fairy = await _checkout(pool, dialect, attempt)
+    driver = driver_class(fairy, dialect)
     try:
-        fairy = _dbapi(dialect, None, None, pool.connect)
+        await driver.begin()
+        connection = HotConnection(driver, dialect)
+        if fence is not None:
+            await _check_fence(connection, *fence)
+        result = await body(connection, *args)
+        attempt.committing = True
+        await driver.commit()
+        return result
     except _DBAPIFailure as failure:
-        attempt.disconnected = dialect.is_disconnect(failure.error, None, None)
+        attempt.disconnected = dialect.is_disconnect(failure.error, fairy.dbapi_connection, None)
+        if attempt.disconnected:
+            # Every connection of the pool opened before this one is
+            # replaced at its next checkout (what Connection does).
+            pool._invalidate(fairy, failure.error)
+        else:
+            await _roll_back(driver)
         raise _as_sqlalchemy_error(failure, dialect, attempt.disconnected) from failure.error
-    try:
-        dbapi_connection = fairy.dbapi_connection
-        assert dbapi_connection is not None
-        cursor = dbapi_connection.cursor()
-        try:
-            if dialect.name == "sqlite":
-                # Hold the write lock from BEGIN, as Database.write does.
-                _dbapi(dialect, "BEGIN IMMEDIATE", None, sqlite_begin, cursor, "IMMEDIATE")
-            # (On PostgreSQL the asyncpg adapter begins at the first statement.)
-            connection = HotConnection(cursor, dialect)
-            if fence is not None:
-                _check_fence(connection, *fence)
-            result = body(connection, *args)
-            attempt.committing = True
-            _dbapi(dialect, "COMMIT", None, dbapi_connection.commit)
-            return result
-        except _DBAPIFailure as failure:
-            attempt.disconnected = dialect.is_disconnect(failure.error, dbapi_connection, cursor)
-            if attempt.disconnected:
-                # Every connection of the pool opened before this one is
-                # replaced at its next checkout (what Connection does).
-                pool._invalidate(fairy, failure.error)
-            else:
-                _roll_back(fairy, dbapi_connection)
-            raise _as_sqlalchemy_error(failure, dialect, attempt.disconnected) from failure.error
-        except BaseException:
-            _roll_back(fairy, dbapi_connection)
-            raise
-        finally:
-            cursor.close()
+    except BaseException:
+        await _roll_back(driver)
+        raise
     finally:
+        if fairy.is_valid and driver.in_transaction:
+            fairy.invalidate()  # never handed out again mid-transaction
+        # With no transaction open, giving the connection back needs no
+        # database call (the adapters' rollback on return has nothing to do).
         fairy.close()
+
+
+async def _checkout(pool: Pool, dialect: Dialect, attempt: Attempt) -> PoolProxiedConnection:
+    # In a greenlet: a new connection, or the liveness checks of
+    # db.connect, may have to wait for the database.
+    try:
+        return await greenlet_spawn(pool.connect)
+    except dialect.loaded_dbapi.Error as error:
+        attempt.disconnected = dialect.is_disconnect(error, None, None)
+        failure = _DBAPIFailure(error, None, None)
+        raise _as_sqlalchemy_error(failure, dialect, attempt.disconnected) from error
 
 
 def _as_sqlalchemy_error(failure: _DBAPIFailure, dialect: Dialect, disconnected: bool) -> Exception:
@@ -274,20 +394,19 @@ def _as_sqlalchemy_error(failure: _DBAPIFailure, dialect: Dialect, disconnected:
     )
 
 
-def _roll_back(fairy: PoolProxiedConnection, dbapi_connection: Any) -> None:
-    if not fairy.is_valid:
+async def _roll_back(driver: _Driver) -> None:
+    if not (driver.fairy.is_valid and driver.in_transaction):
         return
     try:
-        dbapi_connection.rollback()
+        await driver.rollback()
     except BaseException:
-        # Cancelled again, or the connection broke: never hand it out again
-        # with the transaction possibly still open.  The first error is the
-        # one worth raising.
-        fairy.invalidate()
+        # Cancelled again, or the connection broke: the caller invalidates
+        # it.  The first error is the one worth raising.
+        pass
 
 
-def _check_fence(connection: HotConnection, statement: HotStatement, slot: int, epoch: int) -> None:
-    row = connection.first(statement, {"slot": slot})
+async def _check_fence(connection: HotConnection, statement: HotStatement, slot: int, epoch: int) -> None:
+    row = await connection.first(statement, {"slot": slot})
     current = row[0] if row else None
     if current != epoch:
         raise StaleEpoch(slot, epoch, current)

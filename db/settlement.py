@@ -194,7 +194,7 @@ async def settle_game(
     return await db.hot_write(_settle, game_id, payments, results, bet, rake_percent)
 
 
-def _settle(
+async def _settle(
     connection: HotConnection,
     game_id: int,
     payments: Sequence[SeatPayment],
@@ -203,17 +203,17 @@ def _settle(
     rake_percent: int,
 ) -> Settlement:
     """The settlement's transaction (in :meth:`Database.hot_write`)."""
-    game = _lock_game(connection, game_id)
+    game = await _lock_game(connection, game_id)
     if game.settled_at is not None:
-        return _replayed(connection, game)
+        return await _replayed(connection, game)
     if game.status == GameStatus.ABORTED.value:
         raise GameClosed(f"game {game_id} was aborted; it cannot be settled")
     humans = human_seats(game.seats)
     _check_against_game(payments, results, len(game.seats), humans)
-    balances = _lock_balances(connection, game.guild_id, humans.values())
+    balances = await _lock_balances(connection, game.guild_id, humans.values())
     chips = _chips_by_seat(payments, humans, balances, bet, rake_percent)
-    lines = _apply_lines(connection, game, humans, chips, results)
-    _mark_settled(connection, game, lines, results, bet, rake_percent)
+    lines = await _apply_lines(connection, game, humans, chips, results)
+    await _mark_settled(connection, game, lines, results, bet, rake_percent)
     return Settlement(game_id, lines, replayed=False)
 
 
@@ -237,7 +237,7 @@ def _chips_by_seat(
     return {seat: _SeatChips(owed[seat], gross[seat], rake[seat]) for seat in humans}
 
 
-def _apply_lines(
+async def _apply_lines(
     connection: HotConnection,
     game: _Game,
     humans: Mapping[int, int],
@@ -246,7 +246,7 @@ def _apply_lines(
 ) -> dict[int, SettlementLine]:
     """Move every human seat's chips and write their ledger entries."""
     nets = {seat: chips[seat].gross - chips[seat].rake for seat in humans}
-    after = _apply_seats(connection, game.guild_id, humans, nets, results)
+    after = await _apply_seats(connection, game.guild_id, humans, nets, results)
     lines = {
         seat: SettlementLine(
             humans[seat],
@@ -259,7 +259,7 @@ def _apply_lines(
         for seat in sorted(humans)
     }
     now = utcnow()
-    connection.execute_many(
+    await connection.execute_many(
         _INSERT_LEDGER, [_ledger_entry(game, seat, line, now) for seat, line in lines.items()]
     )
     return lines
@@ -309,8 +309,8 @@ _INSERT_LEDGER = HotStatement(
 )
 
 
-def _lock_game(connection: HotConnection, game_id: int) -> _Game:
-    row = connection.first(_LOCK_GAME, {"p_game": game_id})
+async def _lock_game(connection: HotConnection, game_id: int) -> _Game:
+    row = await connection.first(_LOCK_GAME, {"p_game": game_id})
     if row is None:
         raise GameNotFound(game_id)
     return _Game(*row)
@@ -330,13 +330,13 @@ def _lock_balances_statement(count: int) -> HotStatement:
     )
 
 
-def _lock_balances(connection: HotConnection, guild_id: int, user_ids: Any) -> dict[int, int]:
+async def _lock_balances(connection: HotConnection, guild_id: int, user_ids: Any) -> dict[int, int]:
     """Lock the accounts' rows (user-id order) and return their balances, as
     :func:`db.ledger.lock_balances` does; raises UnknownAccount."""
     wanted = sorted(set(user_ids))
     parameters: dict[str, int] = {"p_guild": guild_id}
     parameters.update({f"p_user_{n}": user_id for n, user_id in enumerate(wanted)})
-    rows = connection.rows(_lock_balances_statement(len(wanted)), parameters)
+    rows = await connection.rows(_lock_balances_statement(len(wanted)), parameters)
     balances = {user_id: balance for user_id, balance in rows}
     for user_id in wanted:
         if user_id not in balances:
@@ -387,7 +387,7 @@ def _apply_seats_statement(count: int) -> HotStatement:
     )
 
 
-def _apply_seats(
+async def _apply_seats(
     connection: HotConnection,
     guild_id: int,
     humans: Mapping[int, int],
@@ -411,7 +411,7 @@ def _apply_seats(
                 f"p_chops_suffered_{n}": result.chops_suffered,
             }
         )
-    updated = connection.rows(_apply_seats_statement(len(humans)), parameters)
+    updated = await connection.rows(_apply_seats_statement(len(humans)), parameters)
     after = {user_id: balance for user_id, balance in updated}
     assert len(after) == len(humans), "every account row is locked"
     return after
@@ -467,7 +467,7 @@ def settlement_summary(
     return {"bet": bet, "rake_percent": rake_percent, "seats": seats}
 
 
-def _mark_settled(
+async def _mark_settled(
     connection: HotConnection,
     game: _Game,
     lines: Mapping[int, SettlementLine],
@@ -476,7 +476,7 @@ def _mark_settled(
     rake_percent: int,
 ) -> None:
     now = utcnow()
-    connection.rows(
+    await connection.rows(
         _MARK_SETTLED,
         {
             "p_game": game.id,
@@ -496,11 +496,11 @@ def _ledger_of_keys_statement(count: int) -> HotStatement:
     )
 
 
-def _replayed(connection: HotConnection, game: _Game) -> Settlement:
+async def _replayed(connection: HotConnection, game: _Game) -> Settlement:
     humans = human_seats(game.seats)
     keys = {settlement_key(game.id, seat): seat for seat in humans}
     entries = (
-        connection.rows(
+        await connection.rows(
             _ledger_of_keys_statement(len(keys)),
             {f"p_key_{n}": key for n, key in enumerate(keys)},
         )

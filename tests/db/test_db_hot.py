@@ -57,8 +57,8 @@ async def test_hot_statements_read_what_sqlalchemy_reads(db: Database, make_acco
     running_game = await make_game([human(1), human(2)], bet=5)  # ended_at, settled_at NULL
     games = (settled_game, running_game)
 
-    def read(connection: HotConnection) -> list:
-        return [connection.first(_LOCK_GAME, {"p_game": game}) for game in games]
+    async def read(connection: HotConnection) -> list:
+        return [await connection.first(_LOCK_GAME, {"p_game": game}) for game in games]
 
     hot_rows = await db.hot_write(read)
     async with db.write_connection() as connection:
@@ -134,9 +134,9 @@ async def test_a_database_error_is_sqlalchemys_and_undoes_the_transaction(
     await make_accounts(1)
     game_id = await make_game([human(1), human(2)])
 
-    def twice(connection: HotConnection) -> None:
-        connection.execute_many(_INSERT_LEDGER, [ledger_entry(game_id, "first")])
-        connection.execute_many(_INSERT_LEDGER, [ledger_entry(game_id, "once")] * 2)  # unique key
+    async def twice(connection: HotConnection) -> None:
+        await connection.execute_many(_INSERT_LEDGER, [ledger_entry(game_id, "first")])
+        await connection.execute_many(_INSERT_LEDGER, [ledger_entry(game_id, "once")] * 2)  # unique key
 
     with pytest.raises(exc.IntegrityError) as raised:
         await db.hot_write(twice)
@@ -153,8 +153,8 @@ async def test_a_database_error_is_sqlalchemys_and_undoes_the_transaction(
 async def test_an_error_in_the_body_undoes_the_transaction(db: Database, make_game) -> None:
     game_id = await make_game([human(1), human(2)])
 
-    def store_then_fail(connection: HotConnection) -> None:
-        _insert_while_running(connection, [(game_id, 0, '{"x": 1}')])
+    async def store_then_fail(connection: HotConnection) -> None:
+        await _insert_while_running(connection, [(game_id, 0, '{"x": 1}')])
         raise LookupError("changed my mind")
 
     with pytest.raises(LookupError):
@@ -175,14 +175,13 @@ async def test_a_cancelled_hot_write_leaves_no_transaction_open(db: Database, ma
     """Cancelled while the database works: rolled back, and the connection
     back in the pool or dropped, never handed out mid-transaction."""
     game_id = await make_game([human(1), human(2)])
-    loop = asyncio.get_running_loop()
     storing = asyncio.Event()
     busy = busy_statement()
 
-    def store_then_work(connection: HotConnection) -> None:
-        _insert_while_running(connection, [(game_id, 0, '{"x": 1}')])
-        loop.call_soon(storing.set)
-        connection.rows(busy, {"limit": 3_000_000})
+    async def store_then_work(connection: HotConnection) -> None:
+        await _insert_while_running(connection, [(game_id, 0, '{"x": 1}')])
+        storing.set()
+        await connection.rows(busy, {"limit": 3_000_000})
 
     task = asyncio.create_task(db.hot_write(store_then_work))
     await asyncio.wait_for(storing.wait(), 10)

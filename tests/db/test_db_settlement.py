@@ -159,12 +159,12 @@ async def test_interrupted_settlement_leaves_no_trace(
     real_apply_seats = settlement_module._apply_seats
     calls = 0
 
-    def crash_once_the_accounts_moved(*args, **kwargs):
+    async def crash_once_the_accounts_moved(*args, **kwargs):
         # Every seat's balance and stats have changed inside the transaction
         # (one UPDATE for all seats); the ledger lines are not written yet.
         nonlocal calls
         calls += 1
-        after = real_apply_seats(*args, **kwargs)
+        after = await real_apply_seats(*args, **kwargs)
         assert sorted(after.values()) == [980, 1000, 1000, 1020]
         raise RuntimeError("power cut")
 
@@ -194,7 +194,7 @@ async def test_crash_while_marking_the_game_settled(
     await make_accounts(1, 2)
     game_id = await make_game([human(1), human(2)], bet=10)
 
-    def crash(*args, **kwargs):
+    async def crash(*args, **kwargs):
         raise ConnectionResetError("connection lost")
 
     monkeypatch.setattr(settlement_module, "_mark_settled", crash)
