@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -284,6 +286,8 @@ class RawDriver:
         self.pg = dialect == "postgresql"
         # The same FIFO writer queue as Database (SQLite admits one writer).
         self.writers_turn: Any = asyncio.Lock() if not self.pg else None
+        self._sql_by_text: dict[str, str] = {}
+        self._sql_by_shape: dict[tuple[str, int], str] = {}
 
     @classmethod
     async def open(cls, database: Database, count: int) -> RawDriver:
@@ -323,11 +327,14 @@ class RawDriver:
     # -- helpers that hide the two drivers' differences
 
     def sql(self, text_: str) -> str:
-        """``{0}``, ``{1}``... placeholders to the driver's style."""
-        import re
-
-        count = max((int(n) + 1 for n in re.findall(r"\{(\d+)\}", text_)), default=0)
-        return text_.format(*(f"${n + 1}" if self.pg else f"?{n + 1}" for n in range(count)))
+        """``{0}``, ``{1}``... placeholders to the driver's style (each text
+        converted once: a well-written raw user builds its SQL once)."""
+        found = self._sql_by_text.get(text_)
+        if found is None:
+            count = max((int(n) + 1 for n in re.findall(r"\{(\d+)\}", text_)), default=0)
+            found = text_.format(*(f"${n + 1}" if self.pg else f"?{n + 1}" for n in range(count)))
+            self._sql_by_text[text_] = found
+        return found
 
     @asynccontextmanager
     async def transaction(self, connection: Any) -> AsyncIterator[None]:
@@ -362,14 +369,10 @@ class RawDriver:
         return moment if self.pg else moment.replace(tzinfo=None).isoformat(" ")
 
     def json(self, value: Any) -> Any:
-        import json as json_module
-
-        return json_module.dumps(value)
+        return json.dumps(value)
 
     def load_json(self, value: Any) -> Any:
-        import json as json_module
-
-        return json_module.loads(value) if isinstance(value, str) else value
+        return json.loads(value) if isinstance(value, str) else value
 
     # -- settlement
 
@@ -469,60 +472,82 @@ class RawDriver:
         (row,) = await self.fetch(connection, sql, *params, guild_id, user)
         return int(row[0])
 
+    def _lean_sql(self, count: int) -> str:
+        """The accounts' UPDATE for ``count`` users, built once per count.
+
+        Parameters: the users, then each column's deltas (user order), the
+        wins' deltas again for the win rate, then the guild."""
+        found = self._sql_by_shape.get(("lean", count))
+        if found is not None:
+            return found
+        user_marks = ["{%d}" % n for n in range(count)]
+        next_mark = count
+
+        def case() -> str:
+            nonlocal next_mark
+            whens = []
+            for user_mark in user_marks:
+                whens.append(f"WHEN {user_mark} THEN CAST({{{next_mark}}} AS BIGINT)")
+                next_mark += 1
+            return f"CASE user_id {' '.join(whens)} END"
+
+        sets = [f"{column} = {column} + {case()}" for column, _ in _STATS]
+        won = case()
+        sql = self.sql(
+            f"UPDATE accounts SET {', '.join(sets)}, games_played = games_played + 1, "
+            f"win_rate = CAST(wins + {won} AS FLOAT) / (games_played + 1) "
+            f"WHERE guild_id = {{{next_mark}}} AND user_id IN ({', '.join(user_marks)}) "
+            "RETURNING user_id, balance"
+        )
+        self._sql_by_shape[("lean", count)] = sql
+        return sql
+
     async def _apply_lean(
         self, connection: Any, guild_id: int, deltas: dict[int, dict[str, int]]
     ) -> dict[int, int]:
         users = sorted(deltas)
-        params: list[Any] = []
-
-        def mark(value: Any) -> str:
-            params.append(value)
-            return "{%d}" % (len(params) - 1)
-
-        user_marks = [mark(user) for user in users]
-
-        def case(key: str) -> str:
-            whens = " ".join(f"WHEN {user_marks[i]} THEN CAST({mark(deltas[u][key])} AS BIGINT)" for i, u in enumerate(users))
-            return f"CASE user_id {whens} END"
-
-        sets = [f"{column} = {column} + {case(key)}" for column, key in _STATS]
-        won = case("won")
-        sql = self.sql(
-            f"UPDATE accounts SET {', '.join(sets)}, games_played = games_played + 1, "
-            f"win_rate = CAST(wins + {won} AS FLOAT) / (games_played + 1) "
-            f"WHERE guild_id = {mark(guild_id)} AND user_id IN ({', '.join(user_marks)}) "
-            "RETURNING user_id, balance"
-        )
-        rows = await self.fetch(connection, sql, *params)
+        params: list[Any] = list(users)
+        for _, key in _STATS:
+            params += [deltas[user][key] for user in users]
+        params += [deltas[user]["won"] for user in users]
+        params.append(guild_id)
+        rows = await self.fetch(connection, self._lean_sql(len(users)), *params)
         return {int(row[0]): int(row[1]) for row in rows}
 
     # -- action log (the statement of db.append_actions: one INSERT that
     #    checks the game's status in the same statement)
 
+    def _append_sql(self, count: int) -> str:
+        """The action log's INSERT for ``count`` moves, built once per count.
+
+        Parameters: the time, the running status, then each move's game,
+        seq and action (JSON text)."""
+        found = self._sql_by_shape.get(("append", count))
+        if found is not None:
+            return found
+        selects = []
+        for item in range(count):
+            marks = ["{%d}" % (2 + 3 * item + k) for k in range(3)]
+            if self.pg:
+                marks = [f"CAST({mark} AS {cast})" for mark, cast in zip(marks, ("BIGINT", "INTEGER", "JSON"))]
+            now = "CAST({0} AS TIMESTAMP WITH TIME ZONE)" if self.pg else "{0}"
+            selects.append(f"SELECT {marks[0]} AS game_id, {marks[1]} AS seq, {marks[2]} AS action, {now} AS created_at")
+        sql = self.sql(
+            "INSERT INTO game_actions (game_id, seq, action, created_at) "
+            "SELECT n.game_id, n.seq, n.action, n.created_at "
+            f"FROM ({' UNION ALL '.join(selects)}) AS n JOIN games ON games.id = n.game_id "
+            "WHERE games.status = {1} ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id, seq"
+        )
+        self._sql_by_shape[("append", count)] = sql
+        return sql
+
     async def append_actions(self, items: list[tuple[int, int, Any]]) -> list[Any]:
         connection = self.connections[0]
         params: list[Any] = [self.time(utcnow()), "running"]
-        selects = []
         for game_id, seq, action in items:
-            base = len(params)
             params += [game_id, seq, self.json(action)]
-            casts = ("BIGINT", "INTEGER", "JSON") if self.pg else None
-            marks = ["{%d}" % (base + k) for k in range(3)]
-            if casts:
-                marks = [f"CAST({mark} AS {cast})" for mark, cast in zip(marks, casts)]
-            now = "CAST({0} AS TIMESTAMP WITH TIME ZONE)" if self.pg else "{0}"
-            selects.append(f"SELECT {marks[0]} AS game_id, {marks[1]} AS seq, {marks[2]} AS action, {now} AS created_at")
         async with self.transaction(connection):
-            inserted = await self.fetch(
-                connection,
-                self.sql(
-                    "INSERT INTO game_actions (game_id, seq, action, created_at) "
-                    "SELECT n.game_id, n.seq, n.action, n.created_at "
-                    f"FROM ({' UNION ALL '.join(selects)}) AS n JOIN games ON games.id = n.game_id "
-                    "WHERE games.status = {1} ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id, seq"
-                ),
-                *params,
-            )
+            inserted = await self.fetch(connection, self._append_sql(len(items)), *params)
         assert len(inserted) == len(items)
         return [None] * len(items)
 
