@@ -261,7 +261,7 @@ class _Aiosqlite(_Driver):
     """aiosqlite: each statement is one trip to its thread (as db.connect's
     cursor does it: execute, fetch every row, close)."""
 
-    async def _run(self, sql: str, parameters: Any, many: bool) -> Sequence[Any]:
+    async def fetch(self, sql: str, parameters: Any, many: bool = False) -> Sequence[Any]:
         connection = self.connection
         try:
             _description, _rowcount, _lastrowid, rows = await connection._execute(
@@ -273,14 +273,11 @@ class _Aiosqlite(_Driver):
 
     async def begin(self) -> None:
         # Hold the write lock from BEGIN, as Database.write does.
-        await self._run(sqlite_begin_statement("IMMEDIATE"), None, False)
+        await self.fetch(_BEGIN_IMMEDIATE, None)
         self.in_transaction = True
 
-    async def fetch(self, sql: str, parameters: Sequence[Any]) -> Sequence[Any]:
-        return await self._run(sql, parameters, False)
-
     async def executemany(self, sql: str, parameters: Sequence[Sequence[Any]]) -> None:
-        await self._run(sql, parameters, True)
+        await self.fetch(sql, parameters, True)
 
     async def commit(self) -> None:
         try:
@@ -300,6 +297,8 @@ class _Aiosqlite(_Driver):
         sqlite_connection = self.connection._connection
         return sqlite_connection is not None and sqlite_connection.in_transaction
 
+
+_BEGIN_IMMEDIATE = sqlite_begin_statement("IMMEDIATE")
 
 _DRIVERS: dict[str, type[_Driver]] = {"asyncpg": _Asyncpg, "aiosqlite": _Aiosqlite}
 

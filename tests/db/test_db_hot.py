@@ -162,6 +162,21 @@ async def test_an_error_in_the_body_undoes_the_transaction(db: Database, make_ga
     assert (await dblayer.load_game(db, game_id)).actions == ()
 
 
+async def test_hot_writes_are_timed_like_other_writes(db: Database, make_game) -> None:
+    game_id = await make_game([human(1), human(2)])
+    seen: list[tuple[str, float]] = []
+    db.observe = lambda kind, seconds: seen.append((kind, seconds))
+
+    async def fail(_connection: HotConnection) -> None:
+        raise LookupError("no")
+
+    await dblayer.append_actions(db, [(game_id, 0, {"x": 1})])
+    with pytest.raises(LookupError):
+        await db.hot_write(fail)
+    assert [kind for kind, _ in seen] == ["write", "write"]
+    assert all(seconds > 0 for _, seconds in seen)
+
+
 def busy_statement() -> HotStatement:
     """A statement that keeps the database busy for a second or so."""
     counter = select(literal(1, Integer).label("n")).cte("counter", recursive=True)
