@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from dataclasses import dataclass
 
-from sqlalchemy import Integer, bindparam, select
+from sqlalchemy import BigInteger, Integer, bindparam, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 from db import hot
 from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for
 from db.errors import StaleEpoch
-from db.hot import HotStatement
+from db.hot import HotFence, HotStatement
 from db.migrate import upgrade_to_head
 from db.models import ClusterSlotRow
 
@@ -52,6 +52,15 @@ _FENCE_CHECK = (
     .with_for_update(read=True)
 )
 _HOT_FENCE_CHECK = HotStatement(_FENCE_CHECK)
+# For hot writes: a row, share-locked, only while the slot has this epoch.
+_FENCE_HOLDING = (
+    select(ClusterSlotRow.slot)
+    .where(
+        ClusterSlotRow.slot == bindparam("slot", type_=Integer),
+        ClusterSlotRow.epoch == bindparam("epoch", type_=BigInteger),
+    )
+    .with_for_update(read=True)
+)
 
 
 class Database:
@@ -84,6 +93,7 @@ class Database:
         )
         self.fence: Fence | None = None
         """Set by the cluster member once it holds a slot (None: no cluster)."""
+        self._hot_fence_cache: HotFence | None = None
         self.observe: Callable[[str, float], None] | None = None
         """Told ("write" or "read", seconds) after each transaction (metrics)."""
 
@@ -153,8 +163,7 @@ class Database:
         pool = self.engine.sync_engine.pool
         dialect = self.engine.dialect
         for retries_left in (1, 0):
-            fence = self.fence
-            check = (_HOT_FENCE_CHECK, fence.slot, fence.epoch) if fence is not None else None
+            check = self._hot_fence()
             attempt = hot.Attempt()
             # Timed inline (not through _timed): this is the hot path.
             started = time.perf_counter()
@@ -168,6 +177,15 @@ class Database:
                 if self.observe is not None:
                     self.observe("write", time.perf_counter() - started)
         raise AssertionError("unreachable")
+
+    def _hot_fence(self) -> HotFence | None:
+        fence = self.fence
+        if fence is None:
+            return None
+        cached = self._hot_fence_cache
+        if cached is None or (cached.slot, cached.epoch) != (fence.slot, fence.epoch):
+            cached = self._hot_fence_cache = HotFence(fence.slot, fence.epoch, _HOT_FENCE_CHECK, _FENCE_HOLDING)
+        return cached
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

@@ -47,7 +47,7 @@ from db.errors import StaleEpoch
 
 T = TypeVar("T")
 
-__all__ = ["HotStatement", "HotConnection", "Attempt", "transaction"]
+__all__ = ["HotStatement", "HotConnection", "HotFence", "Attempt", "transaction"]
 
 
 class HotStatement:
@@ -137,6 +137,41 @@ class _Compiled:
         ]
 
 
+class HotFence:
+    """The cluster fence as hot writes check it: in the same trip to the
+    database as BEGIN (see :meth:`_Driver.begin`).
+
+    ``current`` reads the slot's epoch, share-locked until the transaction
+    ends (the check of :meth:`db.Database.write`); ``holding`` returns a row,
+    share-locked, only while the epoch is still ``epoch``.
+    """
+
+    __slots__ = ("slot", "epoch", "current", "_holding", "_holding_sql")
+
+    def __init__(self, slot: int, epoch: int, current: HotStatement, holding: Executable) -> None:
+        self.slot = slot
+        self.epoch = epoch
+        self.current = current
+        self._holding = holding
+        self._holding_sql: dict[str, str] = {}
+
+    def holding_sql(self, dialect: Dialect) -> str:
+        """``holding`` with this slot and epoch as literals (for a simple
+        query, which takes no parameters), compiled once."""
+        sql = self._holding_sql.get(dialect.name)
+        if sql is None:
+            bound = self._holding.params(slot=self.slot, epoch=self.epoch)  # type: ignore[attr-defined]
+            sql = str(bound.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+            self._holding_sql[dialect.name] = sql
+        return sql
+
+    async def stale(self, driver: _Driver) -> StaleEpoch:
+        """The error for a write refused by the fence, with the epoch now stored."""
+        compiled = self.current.compiled(driver.dialect)
+        rows = await driver.fetch(compiled.sql, compiled.positional({"slot": self.slot}))
+        return StaleEpoch(self.slot, self.epoch, rows[0][0] if rows else None)
+
+
 class HotConnection:
     """The running hot transaction's connection: executes HotStatements on
     the driver connection (``await connection.rows(...)``)."""
@@ -189,7 +224,9 @@ class _Driver(ABC):
         self.in_transaction = False
 
     @abstractmethod
-    async def begin(self) -> None: ...
+    async def begin(self, fence: HotFence | None) -> None:
+        """BEGIN, and with a fence check it in the same trip to the database
+        (raises StaleEpoch; the transaction is open either way)."""
 
     @abstractmethod
     async def fetch(self, sql: str, parameters: Sequence[Any]) -> Sequence[Any]:
@@ -220,15 +257,22 @@ class _Driver(ABC):
 
 
 class _Asyncpg(_Driver):
-    """asyncpg: statements go through its own prepared-statement cache."""
+    """asyncpg: statements go through its own prepared-statement cache;
+    BEGIN, COMMIT and ROLLBACK are simple queries, as asyncpg's own
+    Transaction sends them, so that BEGIN can carry the fence check."""
 
-    async def begin(self) -> None:
+    async def begin(self, fence: HotFence | None) -> None:
+        query = _BEGIN if fence is None else f"{_BEGIN}; {fence.holding_sql(self.dialect)}"
         try:
-            self._transaction = self.connection.transaction()
-            await self._transaction.start()
+            status = await self.connection.execute(query)
         except Exception as error:
-            raise self.failure(error, "BEGIN", None) from error
-        self.in_transaction = True
+            raise self.failure(error, query, None) from error
+        finally:
+            self.in_transaction = self.connection.is_in_transaction()
+        # A simple query answers with the last statement's status only:
+        # "SELECT 1" when the slot still has our epoch (now share-locked).
+        if fence is not None and status != "SELECT 1":
+            raise await fence.stale(self)
 
     async def fetch(self, sql: str, parameters: Sequence[Any]) -> Sequence[Any]:
         try:
@@ -244,15 +288,15 @@ class _Asyncpg(_Driver):
 
     async def commit(self) -> None:
         try:
-            await self._transaction.commit()
+            await self.connection.execute(_COMMIT)
         except Exception as error:
-            raise self.failure(error, "COMMIT", None) from error
+            raise self.failure(error, _COMMIT, None) from error
         finally:
             self.in_transaction = self.connection.is_in_transaction()
 
     async def rollback(self) -> None:
         try:
-            await self._transaction.rollback()
+            await self.connection.execute(_ROLLBACK)
         finally:
             self.in_transaction = self.connection.is_in_transaction()
 
@@ -271,10 +315,24 @@ class _Aiosqlite(_Driver):
             raise self.failure(error, sql, parameters) from error
         return rows or ()
 
-    async def begin(self) -> None:
+    async def begin(self, fence: HotFence | None) -> None:
         # Hold the write lock from BEGIN, as Database.write does.
-        await self.fetch(_BEGIN_IMMEDIATE, None)
-        self.in_transaction = True
+        if fence is None:
+            await self.fetch(_BEGIN_IMMEDIATE, None)
+            self.in_transaction = True
+            return
+        compiled = fence.current.compiled(self.dialect)
+        parameters = compiled.positional({"slot": fence.slot})
+        connection = self.connection
+        try:
+            rows = await connection._execute(_begin_and_read, connection._conn, compiled.sql, parameters)
+        except Exception as error:
+            raise self.failure(error, compiled.sql, parameters) from error
+        finally:
+            self.in_transaction = self._open()
+        current = compiled.result(rows)[0][0] if rows else None
+        if current != fence.epoch:
+            raise StaleEpoch(fence.slot, fence.epoch, current)
 
     async def executemany(self, sql: str, parameters: Sequence[Sequence[Any]]) -> None:
         await self.fetch(sql, parameters, True)
@@ -298,7 +356,16 @@ class _Aiosqlite(_Driver):
         return sqlite_connection is not None and sqlite_connection.in_transaction
 
 
+def _begin_and_read(connection: Any, sql: str, parameters: Any) -> Sequence[Any]:
+    """In aiosqlite's thread: BEGIN IMMEDIATE, then one statement's rows."""
+    run_statement(connection, _BEGIN_IMMEDIATE, None, False)
+    return run_statement(connection, sql, parameters, False)[3] or ()
+
+
+# Transaction control, the only SQL here not built by SQLAlchemy (it emits
+# these as plain strings too).
 _BEGIN_IMMEDIATE = sqlite_begin_statement("IMMEDIATE")
+_BEGIN, _COMMIT, _ROLLBACK = "BEGIN", "COMMIT", "ROLLBACK"
 
 _DRIVERS: dict[str, type[_Driver]] = {"asyncpg": _Asyncpg, "aiosqlite": _Aiosqlite}
 
@@ -322,16 +389,16 @@ class Attempt:
 async def transaction(
     pool: Pool,
     dialect: Dialect,
-    fence: tuple[HotStatement, int, int] | None,
+    fence: HotFence | None,
     attempt: Attempt,
     body: Callable[..., Awaitable[T]],
     args: Sequence[Any],
 ) -> T:
     """One write transaction: ``await body(connection, *args)``, committed.
 
-    ``fence`` is the epoch check (statement, slot, epoch) that every fenced
-    write starts with, as in :meth:`db.Database.write`.  On any error, or a
-    cancellation, the transaction is rolled back, and a connection that
+    ``fence``: the cluster fence every write checks before anything else,
+    as :meth:`db.Database.write` does (here in BEGIN's own round trip).  On
+    any error, or a cancellation, the transaction is rolled back, and a connection that
     could not roll back is invalidated rather than returned to the pool with
     a transaction open.  DBAPI errors are raised as SQLAlchemy's DBAPIError;
     a disconnect invalidates the pool, as SQLAlchemy's Connection does, and
@@ -343,11 +410,8 @@ async def transaction(
     fairy = await _checkout(pool, dialect, attempt)
     driver = driver_class(fairy, dialect)
     try:
-        await driver.begin()
-        connection = HotConnection(driver, dialect)
-        if fence is not None:
-            await _check_fence(connection, *fence)
-        result = await body(connection, *args)
+        await driver.begin(fence)
+        result = await body(HotConnection(driver, dialect), *args)
         attempt.committing = True
         await driver.commit()
         return result
@@ -402,10 +466,3 @@ async def _roll_back(driver: _Driver) -> None:
         # Cancelled again, or the connection broke: the caller invalidates
         # it.  The first error is the one worth raising.
         pass
-
-
-async def _check_fence(connection: HotConnection, statement: HotStatement, slot: int, epoch: int) -> None:
-    row = await connection.first(statement, {"slot": slot})
-    current = row[0] if row else None
-    if current != epoch:
-        raise StaleEpoch(slot, epoch, current)

@@ -1,8 +1,9 @@
 """db.hot, the hot paths' transaction runner: its statements read and write
 exactly what SQLAlchemy's own execution would, errors and cancellations
-leave nothing behind, and dead PostgreSQL connections are replaced (at
-checkout without pool_pre_ping's round trips, or by running the transaction
-again) instead of failing the caller."""
+leave nothing behind, the cluster fence it checks as it begins refuses and
+locks exactly as Database.write's does, and dead PostgreSQL connections are
+replaced (at checkout without pool_pre_ping's round trips, or by running the
+transaction again) instead of failing the caller."""
 
 from __future__ import annotations
 
@@ -11,20 +12,28 @@ import datetime as dt
 
 import asyncpg
 import pytest
-from sqlalchemy import Integer, bindparam, exc, func, literal, select
+from sqlalchemy import Integer, bindparam, exc, func, insert, literal, select
 
 import db as dblayer
 import db.connect
 import db.database
-from db import Database, SeatPayment, SeatResult
+from db import Database, Fence, SeatPayment, SeatResult, StaleEpoch
+from db.cluster import SlotLease
 from db.games import _insert_while_running
 from db.hot import HotConnection, HotStatement
-from db.models import GameRow, LedgerRow
+from db.models import ClusterSlotRow, GameRow, LedgerRow
 from db.settlement import _INSERT_LEDGER, _LOCK_GAME
 from tests.db.conftest import PG_URL, _asyncpg_dsn
 from tests.db.dbtest_support import GUILD, human
 
 RESULTS = {0: SeatResult(0, True), 1: SeatResult(1, False)}
+
+
+@pytest.fixture
+def pg(backend, db: Database) -> Database:
+    if backend.name != "postgresql":
+        pytest.skip("PostgreSQL only")
+    return db
 
 
 def pay(payer: int, payee: int, units: int) -> SeatPayment:
@@ -210,14 +219,60 @@ async def test_a_cancelled_hot_write_leaves_no_transaction_open(db: Database, ma
     assert (await dblayer.load_game(db, game_id)).actions == ({"x": 2},)
 
 
+# ------------------------------------------------------------- the fence
+
+
+async def test_a_fenced_hot_write_checks_the_epoch_as_it_begins(db: Database, make_game) -> None:
+    """(Checked in BEGIN's own trip to the database: see HotFence.)"""
+    game_id = await make_game([human(1), human(2)])
+    async with db.write() as session:
+        await session.execute(insert(ClusterSlotRow).values(slot=0, epoch=5))
+    db.fence = Fence(slot=0, epoch=4)
+    with pytest.raises(StaleEpoch) as raised:
+        await dblayer.append_actions(db, [(game_id, 0, {"x": 1})])
+    assert (raised.value.epoch, raised.value.current) == (4, 5)
+    db.fence = Fence(slot=1, epoch=1)  # a slot nobody claimed
+    with pytest.raises(StaleEpoch) as raised:
+        await dblayer.append_actions(db, [(game_id, 0, {"x": 1})])
+    assert raised.value.current is None
+    db.fence = Fence(slot=0, epoch=5)
+    assert await dblayer.append_actions(db, [(game_id, 0, {"x": 1})]) == [None]
+    db.fence = None
+    assert (await dblayer.load_game(db, game_id)).actions == ({"x": 1},)
+    assert db.engine.sync_engine.pool.checkedout() == 0
+
+
+async def test_a_claim_waits_for_a_fenced_hot_write_in_flight(pg: Database, backend, make_game) -> None:
+    """The folded check share-locks the slot row until COMMIT, as Database.write's does."""
+    old = await SlotLease.try_claim(pg, slot=0, holder="old", shard_count=1)
+    assert old is not None
+    pg.fence = old.fence
+    await old.release()  # the old holder lost its session but is still writing
+    newcomer = backend.open()
+    inside, release = asyncio.Event(), asyncio.Event()
+
+    async def slow(_connection: HotConnection) -> None:
+        inside.set()
+        await release.wait()
+
+    write = asyncio.create_task(pg.hot_write(slow))
+    await asyncio.wait_for(inside.wait(), 10)
+    claim = asyncio.create_task(SlotLease.try_claim(newcomer, slot=0, holder="new", shard_count=1))
+    await asyncio.sleep(0.3)
+    assert not claim.done()
+    release.set()
+    await write
+    lease = await asyncio.wait_for(claim, 10)
+    assert lease is not None and lease.epoch == 2
+    with pytest.raises(StaleEpoch):
+        await pg.hot_write(slow)
+    await lease.release()
+    await newcomer.dispose()
+
+
 # -------------------------------------- PostgreSQL: dead pooled connections
 
 
-@pytest.fixture
-def pg(backend, db: Database) -> Database:
-    if backend.name != "postgresql":
-        pytest.skip("server-side disconnects: PostgreSQL")
-    return db
 
 
 async def kill_pooled_sessions(database: Database, count: int = 3) -> list[int]:
