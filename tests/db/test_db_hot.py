@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
+import warnings
 
 import asyncpg
 import pytest
@@ -17,6 +19,7 @@ from sqlalchemy import Integer, bindparam, exc, func, insert, literal, select
 import db as dblayer
 import db.connect
 import db.database
+import db.hot as db_hot
 from db import Database, Fence, SeatPayment, SeatResult, StaleEpoch
 from db.cluster import SlotLease
 from db.games import _insert_while_running
@@ -217,6 +220,39 @@ async def test_a_cancelled_hot_write_leaves_no_transaction_open(db: Database, ma
     assert (await dblayer.load_game(db, game_id)).actions == ()
     assert await dblayer.append_actions(db, [(game_id, 1, {"x": 2})]) == [None]
     assert (await dblayer.load_game(db, game_id)).actions == ({"x": 2},)
+
+
+async def test_a_checkout_needs_a_greenlet_only_to_wait(
+    db: Database, backend, make_game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite: an idle connection is handed out without a greenlet; one that
+    must be reopened first makes the checkout give up cleanly and run again
+    in a greenlet.  (PostgreSQL checkouts always run in one.)"""
+    game_id = await make_game([human(1), human(2)])
+    greenlets = 0
+    real_spawn = db_hot.greenlet_spawn
+
+    def counted(*args, **kwargs):
+        nonlocal greenlets
+        greenlets += 1
+        return real_spawn(*args, **kwargs)
+
+    monkeypatch.setattr(db_hot, "greenlet_spawn", counted)
+    assert await dblayer.append_actions(db, [(game_id, 0, {"x": 1})]) == [None]
+    assert greenlets == (0 if backend.name == "sqlite" else 1)
+
+    async with db.engine.connect() as connection:
+        await connection.invalidate()  # back in the pool, to be reopened
+    assert db.engine.sync_engine.pool.checkedin() == 1
+    greenlets = 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert await dblayer.append_actions(db, [(game_id, 1, {"x": 2})]) == [None]
+        gc.collect()
+    assert greenlets == 1
+    assert [str(warning.message) for warning in caught] == []
+    assert db.engine.sync_engine.pool.checkedout() == 0
+    assert (await dblayer.load_game(db, game_id)).actions == ({"x": 1}, {"x": 2})
 
 
 # ------------------------------------------------------------- the fence
