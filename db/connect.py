@@ -85,8 +85,8 @@ def create_engine_for(
         # Connections kept open between bursts: beyond pool_size, a returned
         # connection is closed, and the next burst pays for a new one
         # (connect, set-up queries, every statement prepared again).  Eight
-        # concurrent writers at the default of five lost a third of their
-        # throughput that way.
+        # concurrent PostgreSQL writers at the default of five reached 60 %
+        # of the raw driver's settlements/s, 84 % with ten.
         options["pool_size"] = 10
     if is_sqlite(url):
         args = {"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, **(connect_args or {})}
@@ -113,7 +113,8 @@ def _install_liveness_checks(engine: Engine) -> None:
       checkout; it and every connection opened before it are replaced, as a
       failed pre-ping does;
     * a connection unused for IDLE_PING_SECONDS is pinged first, as with
-      pool_pre_ping: only that can notice a link dropped without a word;
+      pool_pre_ping: a link dropped without a word (NAT, firewall) only
+      shows when something is sent;
     * a connection that dies in the middle of use fails its transaction,
       and SQLAlchemy then invalidates the pool (the hot paths of
       :mod:`db.hot` run such a transaction again, see Database.hot_write).

@@ -168,7 +168,7 @@ class HotFence:
     async def stale(self, driver: _Driver) -> StaleEpoch:
         """The error for a write refused by the fence, with the epoch now stored."""
         compiled = self.current.compiled(driver.dialect)
-        rows = await driver.fetch(compiled.sql, compiled.positional({"slot": self.slot}))
+        rows = compiled.result(await driver.fetch(compiled.sql, compiled.positional({"slot": self.slot})))
         return StaleEpoch(self.slot, self.epoch, rows[0][0] if rows else None)
 
 
@@ -398,11 +398,11 @@ async def transaction(
 
     ``fence``: the cluster fence every write checks before anything else,
     as :meth:`db.Database.write` does (here in BEGIN's own round trip).  On
-    any error, or a cancellation, the transaction is rolled back, and a connection that
-    could not roll back is invalidated rather than returned to the pool with
-    a transaction open.  DBAPI errors are raised as SQLAlchemy's DBAPIError;
-    a disconnect invalidates the pool, as SQLAlchemy's Connection does, and
-    is noted in ``attempt``.
+    any error, or a cancellation, the transaction is rolled back, and a
+    connection that could not roll back is invalidated rather than returned
+    to the pool with a transaction open.  DBAPI errors are raised as
+    SQLAlchemy's DBAPIError; a disconnect invalidates the pool, as
+    SQLAlchemy's Connection does, and is noted in ``attempt``.
     """
     driver_class = _DRIVERS.get(dialect.driver)
     if driver_class is None:
