@@ -3,13 +3,16 @@
     python bench/bench_db.py [--pg postgresql+asyncpg://postgres@127.0.0.1:5432/test]
     python bench/bench_db.py --compare [--pg URL]   # db layer vs the raw driver
 
-``--compare`` measures, in one run and interleaved so that both see the same
-machine load: ``db.settle_game`` against the same settlement written with the
-raw driver (aiosqlite / asyncpg, no SQLAlchemy), with 1 and 8 concurrent
-writers; and stored game moves per second through ``runtime.action_log``'s
-group commit over ``db.append_actions`` against the same group commit over a
-raw-driver append.  The raw side runs the same statements on the same
-schema, with the same SQLite pragmas and writer queue as :mod:`db`.
+``--compare`` measures, in one process and interleaved so that both see the
+same machine load: ``db.settle_game`` against the same settlement written
+with the raw driver (aiosqlite / asyncpg, no SQLAlchemy), with 1 and 8
+concurrent writers; and stored game moves per second through
+``runtime.action_log``'s group commit over ``db.append_actions`` against the
+same group commit over a raw-driver append.  The raw side runs the same
+statements on the same schema, with the same SQLite pragmas and writer queue
+as :mod:`db`.  Implementations take turns of a few dozen operations (see
+:func:`compare_backend`); each figure pools every turn of every run, with the
+range of the per-run shares, and this process's CPU per operation.
 
 Settlements: 4-seat games, each settled in one transaction through
 ``db.settle_game``, with 1 and 16 concurrent writers sharing one Database
@@ -17,7 +20,7 @@ Settlements: 4-seat games, each settled in one transaction through
 ``db.leaderboard`` call (top 10 + the caller's rank) per order, for a caller
 in the middle and one at the very bottom (the slowest rank count).
 
-Every figure is the median of ``--runs`` runs.  Each backend works in a
+Otherwise every figure is the median of ``--runs`` runs.  Each backend works in a
 throw-away place: a temporary SQLite file, or a temporary PostgreSQL schema
 dropped at the end.  Output is a markdown table.
 """
@@ -26,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -255,6 +260,7 @@ async def explain(database: Database) -> None:
 
 COMPARE_WRITERS = (1, 8)
 COMPARE_TABLES = (1, 16)
+COMPARE_TURNS = 8  # turns per run and figure, see compare_backend
 
 _GAME_SQL = "SELECT id, guild_id, seats, status, ended_at, settled_at, settlement FROM games WHERE id = {0}"
 _STATS = (  # column, delta key; win_rate is derived from wins
@@ -280,6 +286,8 @@ class RawDriver:
         self.pg = dialect == "postgresql"
         # The same FIFO writer queue as Database (SQLite admits one writer).
         self.writers_turn: Any = asyncio.Lock() if not self.pg else None
+        self._sql_by_text: dict[str, str] = {}
+        self._sql_by_shape: dict[tuple[str, int], str] = {}
 
     @classmethod
     async def open(cls, database: Database, count: int) -> RawDriver:
@@ -319,11 +327,14 @@ class RawDriver:
     # -- helpers that hide the two drivers' differences
 
     def sql(self, text_: str) -> str:
-        """``{0}``, ``{1}``... placeholders to the driver's style."""
-        import re
-
-        count = max((int(n) + 1 for n in re.findall(r"\{(\d+)\}", text_)), default=0)
-        return text_.format(*(f"${n + 1}" if self.pg else f"?{n + 1}" for n in range(count)))
+        """``{0}``, ``{1}``... placeholders to the driver's style (each text
+        converted once: a well-written raw user builds its SQL once)."""
+        found = self._sql_by_text.get(text_)
+        if found is None:
+            count = max((int(n) + 1 for n in re.findall(r"\{(\d+)\}", text_)), default=0)
+            found = text_.format(*(f"${n + 1}" if self.pg else f"?{n + 1}" for n in range(count)))
+            self._sql_by_text[text_] = found
+        return found
 
     @asynccontextmanager
     async def transaction(self, connection: Any) -> AsyncIterator[None]:
@@ -358,14 +369,10 @@ class RawDriver:
         return moment if self.pg else moment.replace(tzinfo=None).isoformat(" ")
 
     def json(self, value: Any) -> Any:
-        import json as json_module
-
-        return json_module.dumps(value)
+        return json.dumps(value)
 
     def load_json(self, value: Any) -> Any:
-        import json as json_module
-
-        return json_module.loads(value) if isinstance(value, str) else value
+        return json.loads(value) if isinstance(value, str) else value
 
     # -- settlement
 
@@ -465,92 +472,155 @@ class RawDriver:
         (row,) = await self.fetch(connection, sql, *params, guild_id, user)
         return int(row[0])
 
+    def _lean_sql(self, count: int) -> str:
+        """The accounts' UPDATE for ``count`` users, built once per count.
+
+        Parameters: the users, then each column's deltas (user order), the
+        wins' deltas again for the win rate, then the guild."""
+        found = self._sql_by_shape.get(("lean", count))
+        if found is not None:
+            return found
+        user_marks = ["{%d}" % n for n in range(count)]
+        next_mark = count
+
+        def case() -> str:
+            nonlocal next_mark
+            whens = []
+            for user_mark in user_marks:
+                whens.append(f"WHEN {user_mark} THEN CAST({{{next_mark}}} AS BIGINT)")
+                next_mark += 1
+            return f"CASE user_id {' '.join(whens)} END"
+
+        sets = [f"{column} = {column} + {case()}" for column, _ in _STATS]
+        won = case()
+        sql = self.sql(
+            f"UPDATE accounts SET {', '.join(sets)}, games_played = games_played + 1, "
+            f"win_rate = CAST(wins + {won} AS FLOAT) / (games_played + 1) "
+            f"WHERE guild_id = {{{next_mark}}} AND user_id IN ({', '.join(user_marks)}) "
+            "RETURNING user_id, balance"
+        )
+        self._sql_by_shape[("lean", count)] = sql
+        return sql
+
     async def _apply_lean(
         self, connection: Any, guild_id: int, deltas: dict[int, dict[str, int]]
     ) -> dict[int, int]:
         users = sorted(deltas)
-        params: list[Any] = []
-
-        def mark(value: Any) -> str:
-            params.append(value)
-            return "{%d}" % (len(params) - 1)
-
-        user_marks = [mark(user) for user in users]
-
-        def case(key: str) -> str:
-            whens = " ".join(f"WHEN {user_marks[i]} THEN CAST({mark(deltas[u][key])} AS BIGINT)" for i, u in enumerate(users))
-            return f"CASE user_id {whens} END"
-
-        sets = [f"{column} = {column} + {case(key)}" for column, key in _STATS]
-        won = case("won")
-        sql = self.sql(
-            f"UPDATE accounts SET {', '.join(sets)}, games_played = games_played + 1, "
-            f"win_rate = CAST(wins + {won} AS FLOAT) / (games_played + 1) "
-            f"WHERE guild_id = {mark(guild_id)} AND user_id IN ({', '.join(user_marks)}) "
-            "RETURNING user_id, balance"
-        )
-        rows = await self.fetch(connection, sql, *params)
+        params: list[Any] = list(users)
+        for _, key in _STATS:
+            params += [deltas[user][key] for user in users]
+        params += [deltas[user]["won"] for user in users]
+        params.append(guild_id)
+        rows = await self.fetch(connection, self._lean_sql(len(users)), *params)
         return {int(row[0]): int(row[1]) for row in rows}
 
     # -- action log (the statement of db.append_actions: one INSERT that
     #    checks the game's status in the same statement)
 
+    def _append_sql(self, count: int) -> str:
+        """The action log's INSERT for ``count`` moves, built once per count.
+
+        Parameters: the time, the running status, then each move's game,
+        seq and action (JSON text)."""
+        found = self._sql_by_shape.get(("append", count))
+        if found is not None:
+            return found
+        selects = []
+        for item in range(count):
+            marks = ["{%d}" % (2 + 3 * item + k) for k in range(3)]
+            if self.pg:
+                marks = [f"CAST({mark} AS {cast})" for mark, cast in zip(marks, ("BIGINT", "INTEGER", "JSON"))]
+            now = "CAST({0} AS TIMESTAMP WITH TIME ZONE)" if self.pg else "{0}"
+            selects.append(f"SELECT {marks[0]} AS game_id, {marks[1]} AS seq, {marks[2]} AS action, {now} AS created_at")
+        sql = self.sql(
+            "INSERT INTO game_actions (game_id, seq, action, created_at) "
+            "SELECT n.game_id, n.seq, n.action, n.created_at "
+            f"FROM ({' UNION ALL '.join(selects)}) AS n JOIN games ON games.id = n.game_id "
+            "WHERE games.status = {1} ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id, seq"
+        )
+        self._sql_by_shape[("append", count)] = sql
+        return sql
+
     async def append_actions(self, items: list[tuple[int, int, Any]]) -> list[Any]:
         connection = self.connections[0]
         params: list[Any] = [self.time(utcnow()), "running"]
-        selects = []
         for game_id, seq, action in items:
-            base = len(params)
             params += [game_id, seq, self.json(action)]
-            casts = ("BIGINT", "INTEGER", "JSON") if self.pg else None
-            marks = ["{%d}" % (base + k) for k in range(3)]
-            if casts:
-                marks = [f"CAST({mark} AS {cast})" for mark, cast in zip(marks, casts)]
-            now = "CAST({0} AS TIMESTAMP WITH TIME ZONE)" if self.pg else "{0}"
-            selects.append(f"SELECT {marks[0]} AS game_id, {marks[1]} AS seq, {marks[2]} AS action, {now} AS created_at")
         async with self.transaction(connection):
-            inserted = await self.fetch(
-                connection,
-                self.sql(
-                    "INSERT INTO game_actions (game_id, seq, action, created_at) "
-                    "SELECT n.game_id, n.seq, n.action, n.created_at "
-                    f"FROM ({' UNION ALL '.join(selects)}) AS n JOIN games ON games.id = n.game_id "
-                    "WHERE games.status = {1} ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id, seq"
-                ),
-                *params,
-            )
+            inserted = await self.fetch(connection, self._append_sql(len(items)), *params)
         assert len(inserted) == len(items)
         return [None] * len(items)
 
 
-async def settle_through(
-    settle: Callable[[int, int], Any], games: list[int], writers: int
-) -> float:
-    """Settle every game with ``writers`` tasks (writer n calls settle(n, game)); settlements/s."""
+class Meter:
+    """Wall and process CPU seconds, and operations, summed over turns."""
+
+    @classmethod
+    def pooled(cls, meters: list[Meter]) -> Meter:
+        total = cls()
+        for meter in meters:
+            total.wall += meter.wall
+            total.cpu += meter.cpu
+            total.operations += meter.operations
+        return total
+
+    def __init__(self) -> None:
+        self.wall = 0.0
+        self.cpu = 0.0
+        self.operations = 0
+
+    @asynccontextmanager
+    async def turn(self, operations: int) -> AsyncIterator[None]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        yield
+        self.wall += time.perf_counter() - wall
+        self.cpu += time.process_time() - cpu
+        self.operations += operations
+
+    @property
+    def rate(self) -> float:
+        return self.operations / self.wall
+
+    @property
+    def cpu_us(self) -> float:
+        """This process's CPU (every thread) per operation, µs."""
+        return self.cpu / self.operations * 1e6
+
+
+async def settle_through(settle: Callable[[int, int], Any], games: list[int], writers: int) -> None:
+    """Settle every game with ``writers`` tasks (writer n calls settle(n, game))."""
     queue = iter(games)
 
     async def writer(number: int) -> None:
         for game_id in queue:
             await settle(number, game_id)
 
-    started = time.perf_counter()
     await asyncio.gather(*(writer(number) for number in range(writers)))
-    return len(games) / (time.perf_counter() - started)
 
 
-async def moves_through(log: Any, game_ids: list[int], moves: int) -> float:
-    """Every table (game) plays ``moves`` moves, each stored before the next; moves/s."""
+async def moves_through(log: Any, game_ids: list[int], seqs: range) -> None:
+    """Every table (game) plays the moves ``seqs``, each stored before the next."""
     from runtime.action_log import ActionLog
 
     assert isinstance(log, ActionLog)
 
     async def table(game_id: int) -> None:
-        for seq in range(moves):
+        for seq in seqs:
             await log.append(game_id, seq, {"seat": seq % 4, "play": [seq % 52, (seq + 13) % 52]})
 
-    started = time.perf_counter()
     await asyncio.gather(*(table(game_id) for game_id in game_ids))
-    return len(game_ids) * moves / (time.perf_counter() - started)
+
+
+def turns(total: int, smallest: int) -> list[range]:
+    """``range(total)`` cut into COMPARE_TURNS pieces of at least ``smallest``."""
+    size = max(smallest, -(-total // COMPARE_TURNS))
+    return [range(start, min(start + size, total)) for start in range(0, total, size)]
+
+
+def rotated(labels: list[str], turn: int) -> list[str]:
+    """Who goes first changes every turn (no one always follows the same one)."""
+    shift = turn % len(labels)
+    return labels[shift:] + labels[:shift]
 
 
 @asynccontextmanager
@@ -577,11 +647,17 @@ def load_average() -> str:
         return "?"
 
 
-async def compare_backend(name: str, args: argparse.Namespace) -> dict[str, dict[int, float]]:
-    """Median settlements/s and moves/s per (implementation, writers or tables)."""
+async def compare_backend(name: str, args: argparse.Namespace) -> dict[str, dict[int, list[Meter]]]:
+    """Meters per implementation, writers or tables, and run.
+
+    Implementations take turns within a run (a few dozen settlements or
+    moves per table at a time, who goes first rotating), so that all of them
+    see the same moments of a busy machine and of the disk's state (SQLite's
+    write-ahead log growing or being reused).
+    """
     from runtime.action_log import ActionLog
 
-    samples: dict[str, dict[int, list[float]]] = {}
+    meters: dict[str, dict[int, list[Meter]]] = {}
     rng = random.Random(7)
     async with fresh_database(name, args) as database:
         await create_players(database)
@@ -598,28 +674,45 @@ async def compare_backend(name: str, args: argparse.Namespace) -> dict[str, dict
                     raw.connections[n], game_id, lean=True
                 ),
             }
+
+            @asynccontextmanager
+            async def db_log() -> AsyncIterator[Any]:
+                yield ActionLog(database)
+
+            logs = {"ActionLog + db.append_actions": db_log, "ActionLog + raw append": partial(raw_action_log, raw)}
+            # Unmeasured warm-up: statements compiled and prepared (one per
+            # batch size for the action log), caches and pools filled.
+            for writers in COMPARE_WRITERS:
+                for settle in settlers.values():
+                    await settle_through(settle, await create_games(database, 2 * writers, rng), writers)
+            for tables in COMPARE_TABLES:
+                for log in logs.values():
+                    async with log() as opened:
+                        await moves_through(opened, await create_games(database, tables, rng), range(20))
             for run in range(args.runs):
                 print(f"  {name} run {run + 1}/{args.runs}, load {load_average()}", file=sys.stderr)
                 for writers in COMPARE_WRITERS:
-                    for label, settle in settlers.items():
-                        batch = await create_games(database, args.games, rng)
-                        rate = await settle_through(settle, batch, writers)
-                        samples.setdefault(label, {}).setdefault(writers, []).append(rate)
+                    games = {label: await create_games(database, args.games, rng) for label in settlers}
+                    for label in settlers:
+                        meters.setdefault(label, {}).setdefault(writers, []).append(Meter())
+                    for turn, part in enumerate(turns(args.games, 5 * writers)):
+                        for label in rotated(list(settlers), turn):
+                            meter = meters[label][writers][-1]
+                            async with meter.turn(len(part)):
+                                await settle_through(settlers[label], games[label][part.start : part.stop], writers)
                 for tables in COMPARE_TABLES:
                     moves = max(args.moves // tables, 20)
-                    batch = await create_games(database, tables, rng)
-                    rate = await moves_through(ActionLog(database), batch, moves)
-                    samples.setdefault("ActionLog + db.append_actions", {}).setdefault(tables, []).append(rate)
-                    batch = await create_games(database, tables, rng)
-                    async with raw_action_log(raw) as log:
-                        rate = await moves_through(log, batch, moves)
-                    samples.setdefault("ActionLog + raw append", {}).setdefault(tables, []).append(rate)
+                    games = {label: await create_games(database, tables, rng) for label in logs}
+                    for label in logs:
+                        meters.setdefault(label, {}).setdefault(tables, []).append(Meter())
+                    for turn, part in enumerate(turns(moves, 10)):
+                        for label in rotated(list(logs), turn):
+                            meter = meters[label][tables][-1]
+                            async with logs[label]() as log, meter.turn(tables * len(part)):
+                                await moves_through(log, games[label], part)
         finally:
             await raw.close()
-    return {
-        label: {key: statistics.median(values) for key, values in by_key.items()}
-        for label, by_key in samples.items()
-    }
+    return meters
 
 
 def force_synchronous(mode: str) -> None:
@@ -635,6 +728,14 @@ def force_synchronous(mode: str) -> None:
     connect.sqlite_pragmas = pragmas  # type: ignore[assignment]
 
 
+def share_cell(runs: list[Meter], base: list[Meter], what: str) -> str:
+    """Pooled rate, its share of ``base``'s, and the range of per-run shares."""
+    pooled, pooled_base = Meter.pooled(runs), Meter.pooled(base)
+    shares = sorted(run.rate / against.rate for run, against in zip(runs, base))
+    spread = f"; runs {shares[0]:.0%}–{shares[-1]:.0%}" if len(shares) > 1 else ""
+    return f"{pooled.rate:,.0f}/s ({pooled.rate / pooled_base.rate:.0%} of {what}{spread})"
+
+
 async def compare(args: argparse.Namespace) -> None:
     if args.synchronous:
         force_synchronous(args.synchronous)
@@ -644,31 +745,39 @@ async def compare(args: argparse.Namespace) -> None:
     import db
 
     print(
-        f"\n### db layer vs raw driver ({db.__file__}; synchronous {args.synchronous or 'as db.connect'}; median of {args.runs}; load average "
+        f"\n### db layer vs raw driver ({db.__file__}; synchronous {args.synchronous or 'as db.connect'}; "
+        f"{args.runs} runs of up to {COMPARE_TURNS} turns each; load average "
         f"{started_load} at start, {load_average()} at end)\n"
     )
-    print("| backend | implementation | " + " | ".join(f"{w} writer{'s' * (w > 1)}" for w in COMPARE_WRITERS) + " |")
-    print("| --- | --- |" + " ---: |" * len(COMPARE_WRITERS))
-    for name, rates in results.items():
-        lean = rates["raw, lean statements"]
+    print("Settlements/s, and this process's CPU per settlement (every thread; not the PostgreSQL server's):\n")
+    print("| backend | implementation | " + " | ".join(f"{w} writer{'s' * (w > 1)}" for w in COMPARE_WRITERS) + " | CPU, 1 writer |")
+    print("| --- | --- |" + " ---: |" * (len(COMPARE_WRITERS) + 1))
+    for name, meters in results.items():
+        lean = meters["raw, lean statements"]
         for label in ("db.settle_game", "raw, per-seat statements", "raw, lean statements"):
             cells = []
             for writers in COMPARE_WRITERS:
-                value = rates[label][writers]
-                share = "" if label != "db.settle_game" else f" ({value / lean[writers]:.0%} of raw lean)"
-                cells.append(f"{value:,.0f}/s{share}")
+                runs = meters[label][writers]
+                if label == "db.settle_game":
+                    cells.append(share_cell(runs, lean[writers], "raw lean"))
+                else:
+                    cells.append(f"{Meter.pooled(runs).rate:,.0f}/s")
+            cells.append(f"{Meter.pooled(meters[label][COMPARE_WRITERS[0]]).cpu_us:,.0f} µs")
             print(f"| {name} | {label} | " + " | ".join(cells) + " |")
-    print("\nStored moves/s (group commit; every table waits for its move before the next):\n")
-    print("| backend | implementation | " + " | ".join(f"{t} table{'s' * (t > 1)}" for t in COMPARE_TABLES) + " |")
-    print("| --- | --- |" + " ---: |" * len(COMPARE_TABLES))
-    for name, rates in results.items():
-        raw_rates = rates["ActionLog + raw append"]
+    print("\nStored moves/s (group commit; every table waits for its move before the next), and CPU per move:\n")
+    print("| backend | implementation | " + " | ".join(f"{t} table{'s' * (t > 1)}" for t in COMPARE_TABLES) + " | CPU, 1 table |")
+    print("| --- | --- |" + " ---: |" * (len(COMPARE_TABLES) + 1))
+    for name, meters in results.items():
+        raw_meters = meters["ActionLog + raw append"]
         for label in ("ActionLog + db.append_actions", "ActionLog + raw append"):
             cells = []
             for tables in COMPARE_TABLES:
-                value = rates[label][tables]
-                share = "" if "raw" in label else f" ({value / raw_rates[tables]:.0%} of raw)"
-                cells.append(f"{value:,.0f}/s{share}")
+                runs = meters[label][tables]
+                if "raw" in label:
+                    cells.append(f"{Meter.pooled(runs).rate:,.0f}/s")
+                else:
+                    cells.append(share_cell(runs, raw_meters[tables], "raw"))
+            cells.append(f"{Meter.pooled(meters[label][COMPARE_TABLES[0]]).cpu_us:,.0f} µs")
             print(f"| {name} | {label} | " + " | ".join(cells) + " |")
 
 

@@ -1,26 +1,33 @@
 """The :class:`Database` handle: one engine and its short-lived sessions.
 
 Everything in :mod:`db` takes a Database as its first argument and opens its
-own transaction through :meth:`Database.write` or :meth:`Database.read`.
+own transaction through :meth:`Database.write` or :meth:`Database.read`, or,
+for the two hot paths (settlements, the action log), :meth:`Database.hot_write`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
-from typing import Any
+from typing import Any, TypeVar
 
 from dataclasses import dataclass
 
-from sqlalchemy import text
+from sqlalchemy import BigInteger, Integer, bindparam, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
+from db import hot
 from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for
 from db.errors import StaleEpoch
+from db.hot import HotFence, HotStatement
 from db.migrate import upgrade_to_head
+from db.models import ClusterSlotRow
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -37,10 +44,23 @@ class Fence:
     epoch: int
 
 
-_FENCE_CHECK = {
-    "postgresql": text("SELECT epoch FROM cluster_slots WHERE slot = :slot FOR SHARE"),
-    "sqlite": text("SELECT epoch FROM cluster_slots WHERE slot = :slot"),
-}
+# The slot's epoch, share-locked until the write commits (SQLite, which has
+# no row locks and admits one writer at a time, just reads it).
+_FENCE_CHECK = (
+    select(ClusterSlotRow.epoch)
+    .where(ClusterSlotRow.slot == bindparam("slot", type_=Integer))
+    .with_for_update(read=True)
+)
+_HOT_FENCE_CHECK = HotStatement(_FENCE_CHECK)
+# For hot writes: a row, share-locked, only while the slot has this epoch.
+_FENCE_HOLDING = (
+    select(ClusterSlotRow.slot)
+    .where(
+        ClusterSlotRow.slot == bindparam("slot", type_=Integer),
+        ClusterSlotRow.epoch == bindparam("epoch", type_=BigInteger),
+    )
+    .with_for_update(read=True)
+)
 
 
 class Database:
@@ -73,6 +93,7 @@ class Database:
         )
         self.fence: Fence | None = None
         """Set by the cluster member once it holds a slot (None: no cluster)."""
+        self._hot_fence_cache: HotFence | None = None
         self.observe: Callable[[str, float], None] | None = None
         """Told ("write" or "read", seconds) after each transaction (metrics)."""
 
@@ -125,9 +146,46 @@ class Database:
             yield connection
 
     async def _check_fence(self, connection: AsyncConnection, fence: Fence) -> None:
-        current = await connection.scalar(_FENCE_CHECK[self.dialect], {"slot": fence.slot})
+        current = await connection.scalar(_FENCE_CHECK, {"slot": fence.slot})
         if current != fence.epoch:
             raise StaleEpoch(fence.slot, fence.epoch, current)
+
+    async def hot_write(self, body: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``await body(connection, *args)`` as one write transaction of
+        a hot path (:mod:`db.hot`), on a :class:`~db.hot.HotConnection`,
+        committed, with the same lock, fence and metrics as :meth:`write`.
+
+        The body must only read and write the database (it may run twice):
+        when the connection turns out to be dead before COMMIT was sent, the
+        server has rolled everything back and the whole transaction runs
+        again on a new connection.
+        """
+        pool = self.engine.sync_engine.pool
+        dialect = self.engine.dialect
+        for retries_left in (1, 0):
+            check = self._hot_fence()
+            attempt = hot.Attempt()
+            # Timed inline (not through _timed): this is the hot path.
+            started = time.perf_counter()
+            try:
+                async with self._writers_turn:
+                    return await hot.transaction(pool, dialect, check, attempt, body, args)
+            except DBAPIError:
+                if not (retries_left and attempt.retryable):
+                    raise
+            finally:
+                if self.observe is not None:
+                    self.observe("write", time.perf_counter() - started)
+        raise AssertionError("unreachable")
+
+    def _hot_fence(self) -> HotFence | None:
+        fence = self.fence
+        if fence is None:
+            return None
+        cached = self._hot_fence_cache
+        if cached is None or (cached.slot, cached.epoch) != (fence.slot, fence.epoch):
+            cached = self._hot_fence_cache = HotFence(fence.slot, fence.epoch, _HOT_FENCE_CHECK, _FENCE_HOLDING)
+        return cached
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

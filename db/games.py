@@ -17,8 +17,9 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Integer,
-    Insert,
+    Text,
     bindparam,
+    cast,
     insert,
     select,
     tuple_,
@@ -26,11 +27,12 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.coltypes import UtcDateTime, utcnow
 from db.database import Database
 from db.errors import ActionConflict, DbError, GameClosed, GameNotFound, InvalidGame
+from db.hot import HotConnection, HotStatement
 from db.models import GameActionRow, GameRow
 from db.records import GameStatus, GameSummary, SeatSummary, StoredGame
 from db.validation import require_amount, require_id
@@ -131,39 +133,39 @@ async def append_actions(
     identically), else the error :func:`append_action` would have raised;
     one item's error does not affect the others.
 
-    Usually one statement: an INSERT of every item whose game is running
-    (the status check is a join in the same statement), ON CONFLICT DO
-    NOTHING, RETURNING what it stored.  Only items it did not store (a retry,
-    a conflict, a closed or unknown game) cost a second look.
+    Usually one statement, run by :mod:`db.hot`: an INSERT of every item
+    whose game is running (the status check is a join in the same
+    statement), ON CONFLICT DO NOTHING, RETURNING what it stored.  Only items
+    it did not store (a retry, a conflict, a closed or unknown game) cost a
+    second look.
     """
     for _, seq, _ in items:
         require_id(seq, what="seq")
-    normalized = [(game_id, seq, _json_roundtrip(action)) for game_id, seq, action in items]
+    # Each action is serialized once, here; the statement stores that text.
+    encoded = [(game_id, seq, _json_text(action)) for game_id, seq, action in items]
     results: list[DbError | None] = [None] * len(items)
     # The first of several items for one (game, seq) is the one inserted;
     # the others are judged against it, as retries of it.
     first_index: dict[tuple[int, int], int] = {}
-    for index, (game_id, seq, _) in enumerate(normalized):
+    for index, (game_id, seq, _) in enumerate(encoded):
         first_index.setdefault((game_id, seq), index)
-    firsts = [normalized[index] for index in first_index.values()]
+    firsts = [encoded[index] for index in first_index.values()]
     if not firsts:
         return results
-    async with db.write_connection() as connection:
-        inserted = await _insert_while_running(connection, firsts)
-        left = [key for key in first_index if key not in inserted]
-        stored, statuses = await _look_at(connection, left) if left else ({}, {})
-    for index, (game_id, seq, action) in enumerate(normalized):
+    inserted, stored, statuses = await db.hot_write(_store_actions, firsts)
+    for index, (game_id, seq, text) in enumerate(encoded):
         key = (game_id, seq)
         first = first_index[key]
         if first != index:
-            if results[first] is None and normalized[first][2] != action:
+            # Compared as values (as read back from JSON), not as text.
+            if results[first] is None and json.loads(encoded[first][2]) != json.loads(text):
                 results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
             else:
                 results[index] = results[first]
         elif key in inserted:
             continue
         elif key in stored:
-            if stored[key] != action:
+            if stored[key] != json.loads(text):
                 results[index] = ActionConflict(f"game {game_id} already has a different action {seq}")
         elif game_id not in statuses:
             results[index] = GameNotFound(game_id)
@@ -172,17 +174,34 @@ async def append_actions(
     return results
 
 
+async def _store_actions(
+    connection: HotConnection, items: Sequence[tuple[int, int, str]]
+) -> tuple[set[tuple[int, int]], dict[tuple[int, int], Any], dict[int, str]]:
+    """The batch's transaction (in :meth:`Database.hot_write`), actions as
+    JSON text: the keys it inserted, and for the others what is stored there
+    and their games' statuses."""
+    inserted = await _insert_while_running(connection, items)
+    left = [(game_id, seq) for game_id, seq, _ in items if (game_id, seq) not in inserted]
+    stored, statuses = await _look_at(connection, left) if left else ({}, {})
+    return inserted, stored, statuses
+
+
 @functools.lru_cache(maxsize=128)
-def _insert_while_running_statement(dialect: str, count: int) -> Insert:
+def _insert_while_running_statement(dialect: str, count: int) -> HotStatement:
     """INSERT ``count`` actions whose games are running; RETURNING their keys."""
-    # A UNION ALL of one-row SELECTs rather than VALUES: SQLAlchemy cannot
-    # cache a statement holding a values() construct, and compiling this one
-    # costs more than running it.
+    # The new rows as a UNION ALL of one-row SELECTs of typed parameters
+    # (one statement per batch size, compiled once by db.hot).
+    def action(n: int) -> Any:
+        # Given as JSON text (append_actions serializes each action once):
+        # SQLite stores that text as its JSON; PostgreSQL casts it.
+        text = bindparam(f"p_action_{n}", type_=Text)
+        return cast(text, JSON) if dialect == "postgresql" else text
+
     rows = [
         select(
             bindparam(f"p_game_{n}", type_=BigInteger).label("game_id"),
             bindparam(f"p_seq_{n}", type_=Integer).label("seq"),
-            bindparam(f"p_action_{n}", type_=JSON).label("action"),
+            action(n).label("action"),
             bindparam("p_now", type_=UtcDateTime()).label("created_at"),
         )
         for n in range(count)
@@ -194,7 +213,7 @@ def _insert_while_running_statement(dialect: str, count: int) -> Insert:
         .where(GameRow.status == GameStatus.RUNNING.value)
     )
     dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    return (
+    return HotStatement(
         dialect_insert(GameActionRow)
         .from_select(["game_id", "seq", "action", "created_at"], running)
         .on_conflict_do_nothing(index_elements=["game_id", "seq"])
@@ -203,8 +222,9 @@ def _insert_while_running_statement(dialect: str, count: int) -> Insert:
 
 
 async def _insert_while_running(
-    connection: AsyncConnection, items: Sequence[tuple[int, int, Any]]
+    connection: HotConnection, items: Sequence[tuple[int, int, str]]
 ) -> set[tuple[int, int]]:
+    """Insert the items (actions as JSON text) whose games are running; their keys."""
     dialect = connection.dialect.name
     now = utcnow()
     inserted: set[tuple[int, int]] = set()
@@ -215,27 +235,51 @@ async def _insert_while_running(
             parameters[f"p_game_{n}"] = game_id
             parameters[f"p_seq_{n}"] = seq
             parameters[f"p_action_{n}"] = action
-        returned = await connection.execute(
-            _insert_while_running_statement(dialect, len(chunk)), parameters
-        )
+        returned = await connection.rows(_insert_while_running_statement(dialect, len(chunk)), parameters)
         inserted.update((game_id, seq) for game_id, seq in returned)
     return inserted
 
 
-async def _look_at(
-    connection: AsyncConnection, keys: Sequence[tuple[int, int]]
-) -> tuple[dict[tuple[int, int], Any], dict[int, str]]:
-    """The stored actions at ``keys`` (those that exist) and their games' statuses."""
-    game_ids = sorted({game_id for game_id, _ in keys})
-    statuses = dict(
-        (await connection.execute(select(GameRow.id, GameRow.status).where(GameRow.id.in_(game_ids)))).all()
-    )
-    found = await connection.execute(
+@functools.lru_cache(maxsize=64)
+def _statuses_statement(count: int) -> HotStatement:
+    games = [bindparam(f"p_game_{n}", type_=BigInteger) for n in range(count)]
+    return HotStatement(select(GameRow.id, GameRow.status).where(GameRow.id.in_(games)))
+
+
+@functools.lru_cache(maxsize=64)
+def _stored_actions_statement(count: int) -> HotStatement:
+    keys = [
+        tuple_(bindparam(f"p_game_{n}", type_=BigInteger), bindparam(f"p_seq_{n}", type_=Integer))
+        for n in range(count)
+    ]
+    return HotStatement(
         select(GameActionRow.game_id, GameActionRow.seq, GameActionRow.action).where(
-            tuple_(GameActionRow.game_id, GameActionRow.seq).in_(list(keys))
+            tuple_(GameActionRow.game_id, GameActionRow.seq).in_(keys)
         )
     )
-    stored = {(game_id, seq): action for game_id, seq, action in found}
+
+
+async def _look_at(
+    connection: HotConnection, keys: Sequence[tuple[int, int]]
+) -> tuple[dict[tuple[int, int], Any], dict[int, str]]:
+    """The stored actions at ``keys`` (those that exist) and their games' statuses."""
+    stored: dict[tuple[int, int], Any] = {}
+    statuses: dict[int, str] = {}
+    for start in range(0, len(keys), _ACTIONS_PER_STATEMENT):
+        chunk = keys[start : start + _ACTIONS_PER_STATEMENT]
+        game_ids = sorted({game_id for game_id, _ in chunk} - set(statuses))
+        if game_ids:
+            rows = await connection.rows(
+                _statuses_statement(len(game_ids)),
+                {f"p_game_{n}": game_id for n, game_id in enumerate(game_ids)},
+            )
+            statuses.update((game_id, status) for game_id, status in rows)
+        parameters: dict[str, int] = {}
+        for n, (game_id, seq) in enumerate(chunk):
+            parameters[f"p_game_{n}"] = game_id
+            parameters[f"p_seq_{n}"] = seq
+        found = await connection.rows(_stored_actions_statement(len(chunk)), parameters)
+        stored.update(((game_id, seq), action) for game_id, seq, action in found)
     return stored, statuses
 
 
@@ -372,9 +416,10 @@ def _to_summary(row: GameRow) -> GameSummary:
     )
 
 
-def _json_roundtrip(value: Any) -> Any:
-    """The value as it will read back from a JSON column (tuples become lists)."""
+def _json_text(value: Any) -> str:
+    """The action as the JSON text stored for it (as SQLAlchemy's JSON type
+    would serialize it); raises InvalidGame if it is not JSON."""
     try:
-        return json.loads(json.dumps(value))
+        return json.dumps(value)
     except (TypeError, ValueError) as error:
         raise InvalidGame(f"action is not JSON-serializable: {error}") from error

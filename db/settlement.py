@@ -17,10 +17,12 @@ a concurrent one) finds the game settled and returns the stored result with
 ``replayed=True``.
 
 Settlements are the data layer's hot path, so a settlement is five SQL
-statements on a Core connection (no ORM session), each built once: lock the
-game row, lock the accounts (in user-id order on PostgreSQL, so overlapping
-settlements cannot deadlock), apply every seat in ONE ``UPDATE ... RETURNING``,
-insert the ledger rows in one statement, mark the game settled.
+statements, each built once with SQLAlchemy Core and run by :mod:`db.hot`
+(compiled once, on the pooled DBAPI connection, the whole transaction in one
+greenlet): lock the game row, lock the accounts (in user-id order on
+PostgreSQL, so overlapping settlements cannot deadlock), apply every seat in
+ONE ``UPDATE ... RETURNING``, insert the ledger rows (one executemany), mark
+the game settled.
 """
 
 from __future__ import annotations
@@ -29,15 +31,13 @@ import datetime
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     BigInteger,
     Float,
     Integer,
-    Row,
-    Select,
-    Update,
+    String,
     bindparam,
     case,
     cast,
@@ -45,13 +45,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import ledger
 from db.coltypes import utcnow
 from db.database import Database
 from db.errors import GameClosed, GameNotFound, InvalidAmount, InvalidGame, UnknownAccount
 from db.games import human_seats
+from db.hot import HotConnection, HotStatement
 from db.models import AccountRow, GameRow, LedgerRow
 from db.records import (
     GameStatus,
@@ -191,18 +191,29 @@ async def settle_game(
     InvalidGame (malformed input); on any error nothing is written.
     """
     _check_inputs(payments, results, bet, rake_percent)
-    async with db.write_connection() as connection:
-        game = await _lock_game(connection, game_id)
-        if game.settled_at is not None:
-            return await _replayed(connection, game)
-        if game.status == GameStatus.ABORTED.value:
-            raise GameClosed(f"game {game_id} was aborted; it cannot be settled")
-        humans = human_seats(game.seats)
-        _check_against_game(payments, results, len(game.seats), humans)
-        balances = await _lock_balances(connection, game.guild_id, humans.values())
-        chips = _chips_by_seat(payments, humans, balances, bet, rake_percent)
-        lines = await _apply_lines(connection, game, humans, chips, results)
-        await _mark_settled(connection, game, lines, results, bet, rake_percent)
+    return await db.hot_write(_settle, game_id, payments, results, bet, rake_percent)
+
+
+async def _settle(
+    connection: HotConnection,
+    game_id: int,
+    payments: Sequence[SeatPayment],
+    results: Mapping[int, SeatResult],
+    bet: int,
+    rake_percent: int,
+) -> Settlement:
+    """The settlement's transaction (in :meth:`Database.hot_write`)."""
+    game = await _lock_game(connection, game_id)
+    if game.settled_at is not None:
+        return await _replayed(connection, game)
+    if game.status == GameStatus.ABORTED.value:
+        raise GameClosed(f"game {game_id} was aborted; it cannot be settled")
+    humans = human_seats(game.seats)
+    _check_against_game(payments, results, len(game.seats), humans)
+    balances = await _lock_balances(connection, game.guild_id, humans.values())
+    chips = _chips_by_seat(payments, humans, balances, bet, rake_percent)
+    lines = await _apply_lines(connection, game, humans, chips, results)
+    await _mark_settled(connection, game, lines, results, bet, rake_percent)
     return Settlement(game_id, lines, replayed=False)
 
 
@@ -227,8 +238,8 @@ def _chips_by_seat(
 
 
 async def _apply_lines(
-    connection: AsyncConnection,
-    game: Row[Any],
+    connection: HotConnection,
+    game: _Game,
     humans: Mapping[int, int],
     chips: Mapping[int, _SeatChips],
     results: Mapping[int, SeatResult],
@@ -248,48 +259,67 @@ async def _apply_lines(
         for seat in sorted(humans)
     }
     now = utcnow()
-    await connection.execute(
+    await connection.execute_many(
         _INSERT_LEDGER, [_ledger_entry(game, seat, line, now) for seat, line in lines.items()]
     )
     return lines
 
 
-# The game columns a settlement needs: reading the whole row (with its large
-# record JSON) would only slow the hot path down.
-_GAME_COLUMNS = (
-    GameRow.id,
-    GameRow.guild_id,
-    GameRow.seats,
-    GameRow.status,
-    GameRow.ended_at,
-    GameRow.settled_at,
-    GameRow.settlement,
-)
+class _Game(NamedTuple):
+    """The game columns a settlement needs: reading the whole row (with its
+    large record JSON) would only slow the hot path down."""
+
+    id: int
+    guild_id: int
+    seats: list[dict[str, Any]]
+    status: str
+    ended_at: datetime.datetime | None
+    settled_at: datetime.datetime | None
+    settlement: dict[str, Any] | None
+
 
 # Statements are built once (per seat count): settlements are the hot path,
 # and building a statement costs about as much as executing it.
 
 # NO KEY UPDATE: still lets action inserts (FK share locks) through.
-_LOCK_GAME = (
-    select(*_GAME_COLUMNS)
+_LOCK_GAME = HotStatement(
+    select(*(getattr(GameRow, name) for name in _Game._fields))
     .where(GameRow.id == bindparam("p_game", type_=BigInteger))
     .with_for_update(key_share=True)
 )
 
-_INSERT_LEDGER = insert(LedgerRow)
+# Every column named, so that the statement compiles the same for every
+# executemany; the ledger's id comes from its sequence.
+_LEDGER_COLUMNS = (
+    "guild_id",
+    "user_id",
+    "amount",
+    "balance_after",
+    "reason",
+    "game_id",
+    "idempotency_key",
+    "created_at",
+    "details",
+)
+_INSERT_LEDGER = HotStatement(
+    insert(LedgerRow).values(
+        {name: bindparam(name, type_=LedgerRow.__table__.c[name].type) for name in _LEDGER_COLUMNS}
+    ),
+    many=True,
+)
 
 
-async def _lock_game(connection: AsyncConnection, game_id: int) -> Row[Any]:
-    game = (await connection.execute(_LOCK_GAME, {"p_game": game_id})).first()
-    if game is None:
+async def _lock_game(connection: HotConnection, game_id: int) -> _Game:
+    row = await connection.first(_LOCK_GAME, {"p_game": game_id})
+    if row is None:
         raise GameNotFound(game_id)
-    return game
+    return _Game(*row)
 
 
 @functools.cache
-def _lock_balances_statement(count: int) -> Select[Any]:
+def _lock_balances_statement(count: int) -> HotStatement:
     users = [bindparam(f"p_user_{n}", type_=BigInteger) for n in range(count)]
-    return (
+    return HotStatement(
         select(AccountRow.user_id, AccountRow.balance)
         .where(
             AccountRow.guild_id == bindparam("p_guild", type_=BigInteger),
@@ -300,15 +330,13 @@ def _lock_balances_statement(count: int) -> Select[Any]:
     )
 
 
-async def _lock_balances(
-    connection: AsyncConnection, guild_id: int, user_ids: Any
-) -> dict[int, int]:
+async def _lock_balances(connection: HotConnection, guild_id: int, user_ids: Any) -> dict[int, int]:
     """Lock the accounts' rows (user-id order) and return their balances, as
     :func:`db.ledger.lock_balances` does; raises UnknownAccount."""
     wanted = sorted(set(user_ids))
     parameters: dict[str, int] = {"p_guild": guild_id}
     parameters.update({f"p_user_{n}": user_id for n, user_id in enumerate(wanted)})
-    rows = await connection.execute(_lock_balances_statement(len(wanted)), parameters)
+    rows = await connection.rows(_lock_balances_statement(len(wanted)), parameters)
     balances = {user_id: balance for user_id, balance in rows}
     for user_id in wanted:
         if user_id not in balances:
@@ -329,7 +357,7 @@ _SEAT_DELTAS = (
 
 
 @functools.cache
-def _apply_seats_statement(count: int) -> Update:
+def _apply_seats_statement(count: int) -> HotStatement:
     """One UPDATE for ``count`` accounts: each column gets its seat's delta
     through ``CASE user_id WHEN ... THEN ...``, RETURNING the new balances.
 
@@ -348,7 +376,7 @@ def _apply_seats_statement(count: int) -> Update:
     }
     changes["games_played"] = table.games_played + 1
     changes["win_rate"] = cast(table.wins + delta("won", Integer), Float) / (table.games_played + 1)
-    return (
+    return HotStatement(
         update(AccountRow)
         .where(
             AccountRow.guild_id == bindparam("p_guild", type_=BigInteger),
@@ -360,7 +388,7 @@ def _apply_seats_statement(count: int) -> Update:
 
 
 async def _apply_seats(
-    connection: AsyncConnection,
+    connection: HotConnection,
     guild_id: int,
     humans: Mapping[int, int],
     nets: Mapping[int, int],
@@ -383,14 +411,14 @@ async def _apply_seats(
                 f"p_chops_suffered_{n}": result.chops_suffered,
             }
         )
-    updated = await connection.execute(_apply_seats_statement(len(humans)), parameters)
+    updated = await connection.rows(_apply_seats_statement(len(humans)), parameters)
     after = {user_id: balance for user_id, balance in updated}
     assert len(after) == len(humans), "every account row is locked"
     return after
 
 
 def _ledger_entry(
-    game: Row[Any], seat: int, line: SettlementLine, now: datetime.datetime
+    game: _Game, seat: int, line: SettlementLine, now: datetime.datetime
 ) -> dict[str, Any]:
     return ledger.new_entry(
         guild_id=game.guild_id,
@@ -405,7 +433,7 @@ def _ledger_entry(
     )
 
 
-_MARK_SETTLED = (
+_MARK_SETTLED = HotStatement(
     update(GameRow)
     .where(GameRow.id == bindparam("p_game", type_=BigInteger))
     .values(
@@ -440,15 +468,15 @@ def settlement_summary(
 
 
 async def _mark_settled(
-    connection: AsyncConnection,
-    game: Row[Any],
+    connection: HotConnection,
+    game: _Game,
     lines: Mapping[int, SettlementLine],
     results: Mapping[int, SeatResult],
     bet: int,
     rake_percent: int,
 ) -> None:
     now = utcnow()
-    await connection.execute(
+    await connection.rows(
         _MARK_SETTLED,
         {
             "p_game": game.id,
@@ -459,26 +487,37 @@ async def _mark_settled(
     )
 
 
-_LEDGER_OF_KEYS = select(
-    LedgerRow.idempotency_key, LedgerRow.user_id, LedgerRow.amount, LedgerRow.balance_after
-).where(LedgerRow.idempotency_key.in_(bindparam("p_keys", expanding=True)))
+@functools.cache
+def _ledger_of_keys_statement(count: int) -> HotStatement:
+    keys = [bindparam(f"p_key_{n}", type_=String) for n in range(count)]
+    return HotStatement(
+        select(LedgerRow.idempotency_key, LedgerRow.user_id, LedgerRow.amount, LedgerRow.balance_after)
+        .where(LedgerRow.idempotency_key.in_(keys))
+    )
 
 
-async def _replayed(connection: AsyncConnection, game: Row[Any]) -> Settlement:
+async def _replayed(connection: HotConnection, game: _Game) -> Settlement:
     humans = human_seats(game.seats)
     keys = {settlement_key(game.id, seat): seat for seat in humans}
-    entries = await connection.execute(_LEDGER_OF_KEYS, {"p_keys": list(keys)})
+    entries = (
+        await connection.rows(
+            _ledger_of_keys_statement(len(keys)),
+            {f"p_key_{n}": key for n, key in enumerate(keys)},
+        )
+        if keys
+        else []
+    )
     per_seat = (game.settlement or {}).get("seats", {})
     lines = {}
-    for entry in entries:
-        seat = keys[entry.idempotency_key]
+    for key, user_id, amount, balance_after in entries:
+        seat = keys[key]
         figures = per_seat.get(str(seat), {})
         lines[seat] = SettlementLine(
-            user_id=entry.user_id,
-            gross=figures.get("gross", entry.amount),
+            user_id=user_id,
+            gross=figures.get("gross", amount),
             rake=figures.get("rake", 0),
-            net=entry.amount,
-            balance_after=entry.balance_after,
-            owed=figures.get("owed", entry.amount),
+            net=amount,
+            balance_after=balance_after,
+            owed=figures.get("owed", amount),
         )
     return Settlement(game.id, dict(sorted(lines.items())), replayed=True)
