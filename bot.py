@@ -92,7 +92,7 @@ class TienLenBot(commands.AutoShardedBot):
         self.tree.on_error = self._on_command_error
         self.router = InteractionRouter(self, self.manager, self.database, member=self.cluster, metrics=self.metrics)
         self.router.install()
-        await self.manager.start()
+        await self.manager.start(took_over=self.cluster is not None and self.cluster.took_over)
         await self._sync_commands()
         await pictures
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 import discord
 
 from i18n import has, number, t
-from runtime.snapshot import Event, GameSummary, HandSnapshot, SeatInfo, TableSnapshot
+from runtime.snapshot import TAKEN_OVER, Event, GameSummary, HandSnapshot, SeatInfo, TableSnapshot
 from tienlen import Combo, ComboKind, format_cards
 from tienlen.table import Phase
 
@@ -197,6 +197,8 @@ def event_line(event: Event, snapshot: TableSnapshot, lang: str) -> str:
     if kind == "ai_added":
         level = f"level.{event.other}"
         return t(lang, "event.ai_added", name=event.name, other=t(lang, level) if has(level) else event.other)
+    if kind == "restored" and event.other == TAKEN_OVER:
+        return t(lang, "event.taken_over")
     if kind == "round_over":
         return t(lang, "event.round_over", name=event.name)
     if kind in ("passed", "timeout", "finish_penalty", "frozen", "stuck", "left_game", "afk", "back",

@@ -27,7 +27,7 @@ from runtime.action_log import ActionLog
 from runtime.ai import AiRunner
 from runtime.settings import Settings
 from runtime.outcomes import events_of, outcome_json, summary_of
-from runtime.snapshot import Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
+from runtime.snapshot import TAKEN_OVER, Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
 from tienlen import Combo, Game, IllegalPlayError, Outcome, parse_cards
 from tienlen.cards import Card, as_mask
 from tienlen.table import NextLead, Phase, Seat, Table, TableError
@@ -156,9 +156,14 @@ class TableManager:
             return []
 
     # ------------------------------------------------------------- lifecycle
-    async def start(self) -> None:
-        """Restore stored tables and games, then start the idle sweeper."""
-        await self._restore()
+    async def start(self, *, took_over: bool = False) -> None:
+        """Restore stored tables and games, then start the idle sweeper.
+
+        ``took_over`` says this process took the tables over from an earlier
+        holder of its cluster slot, which may have been another process (a
+        failover) or this bot before a restart; the tables say so.
+        """
+        await self._restore(took_over)
         self._sweeper = asyncio.create_task(self._sweep_idle(), name="tienlen-idle-sweeper")
 
     async def close(self) -> None:
@@ -712,8 +717,9 @@ class TableManager:
         change.events.append(Event("closed", other=reason))
         log.info("table %s closed (%s)", table.channel_id, reason)
 
-    async def _restore(self) -> None:
+    async def _restore(self, took_over: bool = False) -> None:
         """Rebuild tables and unfinished games from the database after a restart."""
+        why = TAKEN_OVER if took_over else ""
         for stored in await db.load_tables(self.db):
             if not self.owns_guild(stored.guild_id):
                 continue
@@ -729,7 +735,7 @@ class TableManager:
                 table.abort_game()
             self._tables[table.channel_id] = table
             async with self._locked(table.channel_id) as (table, change):
-                change.events.append(Event("restored"))
+                change.events.append(Event("restored", other=why))
                 if table.phase is Phase.PLAYING and table.game is not None:
                     if table.game.finished:
                         await self._finish(table, change)

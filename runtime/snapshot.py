@@ -17,7 +17,7 @@ from tienlen.table import NextLead, Phase, Table
 if TYPE_CHECKING:
     from tienlen.game import Game
 
-__all__ = ["Event", "SeatInfo", "TableSnapshot", "HandSnapshot", "GameSummary", "PaymentLine", "snapshot_of", "hand_of"]
+__all__ = ["Event", "TAKEN_OVER", "SeatInfo", "TableSnapshot", "HandSnapshot", "GameSummary", "PaymentLine", "snapshot_of", "hand_of"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Event:
     ``kind`` is one of: joined, left_table, ai_added, ai_removed, host_changed,
     configured, game_started, played, passed, timeout, chop, out, finish_penalty,
     frozen, stuck, round_over, left_game, afk, back, instant_win, game_over,
-    aborted.  Only public facts are carried (played cards are public).
+    aborted, restored.  Only public facts are carried (played cards are public).
     """
 
     kind: str
@@ -36,6 +36,11 @@ class Event:
     other: str = ""
     combo: Combo | None = None
     value: int = 0
+
+
+TAKEN_OVER = "takeover"
+"""``Event("restored").other`` when the slot had a holder before (PostgreSQL):
+a restart and a failover to another process look alike from here."""
 
 
 @dataclass(frozen=True)

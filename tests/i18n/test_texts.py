@@ -12,7 +12,7 @@ import pytest
 from cogs.components import hand_view
 from cogs.presenter import event_line, hand_embed, summary_embed, table_embed
 from i18n import t
-from runtime.snapshot import Event, GameSummary, PaymentLine, hand_of, snapshot_of
+from runtime.snapshot import TAKEN_OVER, Event, GameSummary, PaymentLine, hand_of, snapshot_of
 from tienlen import RULESETS, Game, classify
 from tienlen.table import NextLead, Seat, Table
 
@@ -142,6 +142,15 @@ def test_events_count_bets_and_name_places(lang):
         assert event_line(chop, snapshot, lang) == "💥 Chặt heo! Bao chặt An (1 cược)"
         assert event_line(out, snapshot, lang) == "🏁 Chi hết bài — về nhì!"
         assert event_line(added, snapshot, lang) == "🤖 Bot Lan (khó) đã ngồi vào bàn."
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_table_taken_over_in_a_cluster_does_not_only_say_restarted(lang):
+    snapshot = snapshot_of(table_with(4), version=1)
+    restarted = event_line(Event("restored"), snapshot, lang)
+    taken_over = event_line(Event("restored", other=TAKEN_OVER), snapshot, lang)
+    assert taken_over != restarted
+    assert ("another server" if lang == "en" else "chuyển máy chủ") in taken_over
 
 
 # ------------------------------------------------------------------ the table
