@@ -31,7 +31,7 @@ from cogs.rules_pages import RULES_TEMPLATE, RulesButton
 from cogs.tienlen_cog import TienLenCog
 from cogs.translator import CatalogueTranslator
 from i18n import t
-from runtime.cluster import ClusterMember, round_up_shards
+from runtime.cluster import ClusterMember, ClusterMismatch, round_up_shards
 from runtime.manager import TableManager
 from runtime.metrics import Metrics
 from runtime.settings import Settings
@@ -257,6 +257,8 @@ def start_up_failure(error: BaseException) -> str | None:
         return "Discord refused DISCORD_TOKEN (invalid or reset): copy a fresh token from the Developer Portal into .env."
     if isinstance(error, db.SchemaError):
         return f"Database not ready: {error}"
+    if isinstance(error, ClusterMismatch):
+        return str(error)
     if isinstance(error, discord.PrivilegedIntentsRequired):
         return "Discord asked for a privileged intent; this bot needs none — check the Developer Portal."
     if isinstance(error, (aiohttp.ClientConnectionError, OSError, asyncio.TimeoutError)):

@@ -34,7 +34,7 @@ from db.models import ForwardedInteractionRow
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SlotLease", "LostSlot", "take_forwarded", "slot_holders", "NOTIFY_LIMIT"]
+__all__ = ["SlotLease", "LostSlot", "ClusterMismatch", "take_forwarded", "slot_holders", "NOTIFY_LIMIT"]
 
 # PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more.
 NOTIFY_LIMIT = 7900
@@ -52,6 +52,23 @@ ON CONFLICT (slot) DO UPDATE
        shard_count = EXCLUDED.shard_count, claimed_at = EXCLUDED.claimed_at
 RETURNING epoch
 """
+
+# Slots other than ours whose advisory lock a live session holds right now
+# (a two-key advisory lock shows its first key as classid, an unsigned oid).
+_LIVE_PEERS = """
+SELECT s.slot, s.shard_count FROM cluster_slots s
+WHERE s.slot <> $2 AND EXISTS (
+    SELECT 1 FROM pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+      AND l.classid::int8 = ($1::int8 & 4294967295) AND l.objid::int8 = s.slot)
+ORDER BY s.slot
+"""
+
+
+class ClusterMismatch(Exception):
+    """Live processes of the cluster run with another CLUSTERS or SHARD_COUNT:
+    they would disagree on which process owns a guild.  The message is the one
+    line an operator needs."""
 
 
 class LostSlot(Exception):
@@ -103,8 +120,15 @@ class SlotLease:
         return self._connection.get_server_pid()
 
     @classmethod
-    async def try_claim(cls, database: Database, *, slot: int, holder: str, shard_count: int) -> "SlotLease | None":
-        """Take ``slot`` if no live session holds it; bump and return its epoch."""
+    async def try_claim(cls, database: Database, *, slot: int, holder: str, shard_count: int,
+                        clusters: int | None = None) -> "SlotLease | None":
+        """Take ``slot`` if no live session holds it; bump and return its epoch.
+
+        With ``clusters``, first check that every other live slot holder runs
+        the same ``shard_count`` and a slot below ``clusters``; if not, give the
+        slot back and raise :class:`ClusterMismatch` (two processes with
+        different settings would each think they own some guilds).
+        """
         dsn, settings = _asyncpg_args(database)
         settings["idle_session_timeout"] = str(IDLE_SESSION_TIMEOUT_MS)
         settings["application_name"] = f"tienlen slot {slot}"[:63]
@@ -114,6 +138,10 @@ class SlotLease:
             if not await connection.fetchval("SELECT pg_try_advisory_lock($1, $2)", namespace, slot):
                 await connection.close()
                 return None
+            if clusters is not None:
+                problem = _mismatch(await connection.fetch(_LIVE_PEERS, namespace, slot), shard_count, clusters)
+                if problem:
+                    raise ClusterMismatch(problem)
             # The epoch is bumped only once the lock is ours; the UPDATE waits for
             # fenced writes of the previous holder that are still in flight.
             epoch = await connection.fetchval(_CLAIM, slot, holder[:200], shard_count, utcnow())
@@ -176,6 +204,18 @@ class SlotLease:
             await asyncio.wait_for(self._connection.close(), 5)
         except Exception:
             self._connection.terminate()
+
+
+def _mismatch(peers: list[Any], shard_count: int, clusters: int) -> str | None:
+    """Why live peers (slot, shard_count) cannot share a cluster with us, or None."""
+    for peer_slot, peer_shards in peers:
+        if peer_slot >= clusters:
+            return (f"CLUSTERS={clusters} here, but a running process holds slot {peer_slot}: "
+                    "give every process of the cluster the same CLUSTERS and SHARD_COUNT.")
+        if peer_shards != shard_count:
+            return (f"SHARD_COUNT={shard_count} here, but the process holding slot {peer_slot} runs "
+                    f"{peer_shards} shards: give every process of the cluster the same CLUSTERS and SHARD_COUNT.")
+    return None
 
 
 async def take_forwarded(database: Database, row_id: int) -> dict[str, Any] | None:

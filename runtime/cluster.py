@@ -29,11 +29,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import db
-from db.cluster import LostSlot, SlotLease, take_forwarded
+from db.cluster import ClusterMismatch, LostSlot, SlotLease, take_forwarded
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ClusterMember", "LostSlot", "shard_of_guild", "shards_of_slot", "round_up_shards"]
+__all__ = ["ClusterMember", "ClusterMismatch", "LostSlot", "shard_of_guild", "shards_of_slot", "round_up_shards"]
 
 # The forwarder answers the user itself ("the table is moving") when the
 # owner has not taken a forwarded interaction within ACK_TIMEOUT; the owner
@@ -105,7 +105,8 @@ class ClusterMember:
         announced = False
         while True:
             for slot in range(self.clusters):
-                lease = await SlotLease.try_claim(self.database, slot=slot, holder=self.holder, shard_count=shard_count)
+                lease = await SlotLease.try_claim(self.database, slot=slot, holder=self.holder,
+                                                  shard_count=shard_count, clusters=self.clusters)
                 if lease is not None:
                     await self._hold(lease)
                     return lease

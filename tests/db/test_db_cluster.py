@@ -11,7 +11,7 @@ import pytest
 
 import db as dblayer
 from db import Database, Fence, StaleEpoch
-from db.cluster import NOTIFY_LIMIT, LostSlot, SlotLease, slot_holders, take_forwarded
+from db.cluster import NOTIFY_LIMIT, ClusterMismatch, LostSlot, SlotLease, slot_holders, take_forwarded
 from tests.db.dbtest_support import CHANNEL, GUILD
 
 
@@ -38,6 +38,25 @@ async def test_a_slot_has_one_holder_and_each_claim_bumps_the_epoch(pg: Database
     assert (await slot_holders(pg))[0] == (2, "third")
     await again.release()
     await other_slot.release()
+
+
+async def test_a_claim_with_other_cluster_settings_than_a_live_holder_is_refused(pg: Database) -> None:
+    """Processes that disagree on SHARD_COUNT or CLUSTERS would disagree on who
+    owns a guild: the newcomer is refused in one line, the slot stays free."""
+    holder = await SlotLease.try_claim(pg, slot=1, holder="first", shard_count=4, clusters=2)
+    assert holder is not None
+    with pytest.raises(ClusterMismatch, match="SHARD_COUNT=6 here, but the process holding slot 1 runs 4 shards"):
+        await SlotLease.try_claim(pg, slot=0, holder="odd", shard_count=6, clusters=2)
+    with pytest.raises(ClusterMismatch, match="CLUSTERS=1 here, but a running process holds slot 1"):
+        await SlotLease.try_claim(pg, slot=0, holder="odd", shard_count=4, clusters=1)
+    assert 0 not in await slot_holders(pg)  # nothing was written for the refused claims
+    same = await SlotLease.try_claim(pg, slot=0, holder="second", shard_count=4, clusters=2)
+    assert same is not None and same.fence == Fence(0, 1)
+    await asyncio.gather(holder.release(), same.release())
+    # Slots whose holders have gone do not count, whatever they ran.
+    alone = await SlotLease.try_claim(pg, slot=0, holder="third", shard_count=8, clusters=1)
+    assert alone is not None and alone.fence == Fence(0, 2)
+    await alone.release()
 
 
 async def test_a_write_with_a_stale_epoch_is_refused(pg: Database, backend) -> None:
