@@ -6,7 +6,8 @@ paced by the channel's rate-limit bucket as Discord reports it (see
 :mod:`cogs.rest_budget`): a busy table waits for the refill and then shows
 its latest state, and never draws a 429.  Hands go by DM; when a player's DMs
 are closed the ephemeral "My hand" view serves instead and the player is told
-once.  When Discord fails (5xx, 429, no connection) table edits and DMs are
+once; a player's latest ephemeral view is refreshed like a DM
+(:mod:`cogs.ephemeral_hands`).  When Discord fails (5xx, 429, no connection) table edits and DMs are
 retried until it recovers, with one warning per outage.
 """
 
@@ -23,6 +24,7 @@ import discord
 
 import db
 from cogs.components import hand_view, table_view
+from cogs.ephemeral_hands import EphemeralHands
 from cogs.presenter import hand_embed, summary_embed, table_embed
 from cogs.rest_budget import ChannelBudget, Outages, is_outage
 from i18n import language_of, t
@@ -88,6 +90,9 @@ class Messenger:
         self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...], tuple[int, int]]] = {}
         self.dm_closed: set[tuple[int, int]] = set()
         self._dm_notice_due: set[tuple[int, int]] = set()
+        self.ephemeral = EphemeralHands(fingerprint=hand_fingerprint, picture=picture_key, files=hand_files,
+                                        image=HAND_IMAGE)
+        """Players' ephemeral "My hand" views, refreshed like the DMs."""
 
     # --------------------------------------------------------- language
     def public_lang(self, guild_id: int) -> str:
@@ -103,6 +108,7 @@ class Messenger:
             self._posted_summaries.add(snapshot.summary.game_id or 0)
             await self._post_summary(snapshot)
         if snapshot.closed:
+            self.ephemeral.forget_table(snapshot.channel_id)
             reason = next((event.other for event in snapshot.events if event.kind == "closed"), "ended")
             if reason != "ended":  # /tienlen end answers publicly itself
                 await self.announce_closed(snapshot.channel_id, snapshot.guild_id, reason)
@@ -118,13 +124,16 @@ class Messenger:
             user_id = snapshot.seats[seat].user_id
             if user_id is not None:
                 self._dm_messages.pop((snapshot.channel_id, user_id), None)
+                await self.ephemeral.refresh(user_id, hand)
                 await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
         user_id = snapshot.seats[hand.seat].user_id if hand.seat < len(snapshot.seats) else None
-        if user_id is None or (snapshot.channel_id, user_id) in self.dm_closed:
+        if user_id is None:
             return
-        await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
+        await self.ephemeral.refresh(user_id, hand)
+        if (snapshot.channel_id, user_id) not in self.dm_closed:
+            await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     # --------------------------------------------------------------- DMs
     def remember_dm(self, channel_id: int, user_id: int, message: discord.Message, hand: HandSnapshot) -> None:

@@ -9,7 +9,7 @@ message is refreshed by the :class:`cogs.messenger.Messenger`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -97,8 +97,18 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             await edit_own(interaction, embed=embed, view=view, files=files)
             if interaction.guild_id is None and interaction.message is not None:
                 self.messenger.remember_dm(hand.channel_id, interaction.user.id, interaction.message, hand)
+            elif interaction.message is not None:
+                self.messenger.ephemeral.remember(interaction, hand, lang=lang, message_id=interaction.message.id)
         else:
-            await reply(interaction, embed=embed, view=view, files=files)
+            self._remember_ephemeral(interaction, hand, await reply(interaction, embed=embed, view=view, files=files))
+
+    def _remember_ephemeral(self, interaction: discord.Interaction, hand: HandSnapshot, sent: Any) -> None:
+        """Hand the new ephemeral hand message to the messenger, which keeps it current."""
+        if isinstance(sent, discord.InteractionCallbackResponse):
+            self.messenger.ephemeral.remember(interaction, hand, lang=lang_of(interaction), message_id=sent.message_id)
+        elif isinstance(sent, discord.WebhookMessage):
+            self.messenger.ephemeral.remember(interaction, hand, lang=lang_of(interaction), message_id=sent.id,
+                                              original=False)
 
     # ------------------------------------------------------------- lobby
     @tienlen.command(name="create", description=_ls("Open a table in this channel", "cmd.create"))
@@ -322,7 +332,8 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         hand = self.manager.hand(channel_id, interaction.user.id)
         notice = t(lang, "hand.dms_closed") if self.messenger.take_dm_notice(channel_id, interaction.user.id) else None
         embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None, notice=notice)
-        await reply(interaction, embed=embed, view=hand_view(hand, lang), files=await hand_files(hand))
+        sent = await reply(interaction, embed=embed, view=hand_view(hand, lang), files=await hand_files(hand))
+        self._remember_ephemeral(interaction, hand, sent)
 
     # ---------------------------------------------------------------- help
     @tienlen.command(name="rules", description=_ls("How to play: this table's rules or a preset", "cmd.rules"))

@@ -41,6 +41,8 @@ class TableDriver:
     players: list[Any] = field(default_factory=list)
     ephemeral_hands: dict[int, Any] = field(default_factory=dict)
     """Players whose DMs are closed: their last "My hand" view (None until opened)."""
+    reopen_ephemeral: bool = True
+    """Press "My hand" again before each ephemeral move (else wait for the bot to refresh it)."""
     actions: int = 0
 
     @property
@@ -98,7 +100,7 @@ class TableDriver:
             user = self.user_named(name) if name else None
             if user is None:
                 return None
-            if user.id in self.ephemeral_hands or self.hand_says_turn(user):
+            if (user.id in self.ephemeral_hands and self.reopen_ephemeral) or self.hand_says_turn(user):
                 return user
             return None
 
@@ -109,8 +111,8 @@ class TableDriver:
         """One baseline move for ``user``: the lowest legal play, or pass."""
         before = self.table.text()
         message = self.hand_message(user)
-        if user.id in self.ephemeral_hands:
-            message = await self.open_hand(user)  # refresh the ephemeral view
+        if user.id in self.ephemeral_hands and self.reopen_ephemeral:
+            message = await self.open_hand(user)  # a fresh ephemeral view
         quick = next((cid for cid in message.custom_ids() if cid.startswith("tl:h:quick:")), None)
         self.actions += 1
         if quick is not None:

@@ -39,6 +39,28 @@ async def test_dms_closed_player_plays_through_the_ephemeral_view(fake_discord, 
     assert driver.phase() == "between"
 
 
+async def test_an_ephemeral_hand_follows_the_game_without_being_opened_again(fake_discord, start_bot, make_bot):
+    """A player whose DMs are closed opens "My hand" once: the bot keeps that
+    ephemeral view current (their turn, what to beat, their cards) until the
+    game ends, as it does a DM; opening a newer view deletes the older one."""
+    fake = fake_discord
+    await start_bot(make_bot())
+    closed = fake.users[1]
+    closed.dms_open = False
+    driver = await open_table(fake, fake.users[:3], "mien-nam")
+    driver.reopen_ephemeral = False
+    await fake.wait_for(lambda: any(r.status == 403 for r in fake.requests), what="the refused DM")
+    older = await driver.open_hand(closed)
+    view = await driver.open_hand(closed)
+    await fake.wait_for(lambda: older.deleted, what="the replaced ephemeral hand to be deleted")
+    assert not view.deleted
+    await driver.play_to_the_end()  # waits for the view to say "your turn" before each of its moves
+    assert driver.phase() == "between"
+    assert driver.ephemeral_hands[closed.id] is view and not view.deleted
+    refreshes = [r for r in fake.requests if r.key == "PATCH /webhooks/{app_id}/{token}/messages/{message_id}"]
+    assert refreshes, "the view changed only through the player's own presses"
+
+
 async def test_refusals_leave_the_game_unchanged(fake_discord, start_bot, make_bot):
     fake = fake_discord
     bot = make_bot()

@@ -1,0 +1,127 @@
+"""Keeps a player's ephemeral "My hand" view up to date after every move.
+
+An ephemeral message can only be changed through the interaction that made
+it, and only while that interaction's token lives (15 minutes).  So the cog
+hands over each interaction that shows a hand in a guild channel, and after
+each move the runtime's hand refresh edits that message like the DM: "your
+turn", what to beat, the new cards.  One live view per player and table: an
+older one is deleted when a newer one is shown, so no stale buttons remain
+that the player could mistake for the current hand.  Edits of interaction
+messages do not count against the bot's global rate limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import aiohttp
+import discord
+
+from cogs.presenter import hand_embed
+from cogs.components import hand_view
+from runtime.snapshot import HandSnapshot
+
+log = logging.getLogger(__name__)
+
+__all__ = ["EphemeralHands", "TOKEN_LIFETIME"]
+
+TOKEN_LIFETIME = 14 * 60.0
+"""Seconds an interaction's message stays editable here (Discord allows 15 min)."""
+
+Fingerprint = Callable[[HandSnapshot], Any]
+Files = Callable[[HandSnapshot], Any]
+
+
+@dataclass
+class _Shown:
+    interaction: discord.Interaction
+    message_id: int | None
+    """The ephemeral message's id (None if Discord did not say)."""
+    original: bool
+    """Whether it is the interaction's own response (else a follow-up)."""
+    lang: str
+    fingerprint: Any
+    picture: Any
+    expires: float
+
+
+class EphemeralHands:
+    """The latest ephemeral hand view of each (table, player), and its refresh."""
+
+    def __init__(self, *, fingerprint: Fingerprint, picture: Fingerprint, files: Files,
+                 image: str, clock: Callable[[], float] = time.monotonic) -> None:
+        self._fingerprint = fingerprint
+        self._picture = picture
+        self._files = files
+        self._image = image
+        self._clock = clock
+        self._shown: dict[tuple[int, int], _Shown] = {}
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    def remember(self, interaction: discord.Interaction, hand: HandSnapshot, *, lang: str,
+                 message_id: int | None, original: bool = True) -> None:
+        """``interaction`` has just shown ``hand`` ephemerally to its user, in
+        message ``message_id``: its own response, or a follow-up."""
+        key = (hand.channel_id, interaction.user.id)
+        previous = self._shown.get(key)
+        self._shown[key] = _Shown(interaction, message_id, original, lang, self._fingerprint(hand),
+                                  self._picture(hand), self._clock() + TOKEN_LIFETIME)
+        if previous is not None and previous.message_id not in (None, message_id):
+            self._delete_later(previous)
+
+    def forget_table(self, channel_id: int) -> None:
+        for key in [key for key in self._shown if key[0] == channel_id]:
+            del self._shown[key]
+
+    async def refresh(self, user_id: int, hand: HandSnapshot) -> None:
+        """Show ``hand`` in the player's live ephemeral view, if they have one."""
+        key = (hand.channel_id, user_id)
+        shown = self._shown.get(key)
+        if shown is None:
+            return
+        if self._clock() >= shown.expires:
+            del self._shown[key]
+            return
+        fingerprint = self._fingerprint(hand)
+        if fingerprint == shown.fingerprint:
+            return
+        kwargs: dict[str, Any] = {
+            "embed": hand_embed(hand, shown.lang, image=self._image if hand.cards else None),
+            "view": hand_view(hand, shown.lang),
+        }
+        picture = self._picture(hand)
+        if picture != shown.picture:
+            kwargs["attachments"] = await self._files(hand)
+        try:
+            if shown.original:
+                await shown.interaction.edit_original_response(**kwargs)
+            else:
+                assert shown.message_id is not None
+                await shown.interaction.followup.edit_message(shown.message_id, **kwargs)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+            # Dismissed by the player, token gone, or Discord failing: the
+            # player can always press "My hand" again.
+            if self._shown.get(key) is shown:
+                del self._shown[key]
+            log.debug("could not refresh an ephemeral hand at table %s: %s", hand.channel_id, error)
+            return
+        shown.fingerprint, shown.picture = fingerprint, picture
+
+    def _delete_later(self, shown: _Shown) -> None:
+        task = asyncio.create_task(self._delete_quietly(shown), name="delete-old-ephemeral-hand")
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    @staticmethod
+    async def _delete_quietly(shown: _Shown) -> None:
+        try:
+            if shown.original:
+                await shown.interaction.delete_original_response()
+            elif shown.message_id is not None:
+                await shown.interaction.followup.delete_message(shown.message_id)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError):
+            log.debug("could not delete a replaced ephemeral hand", exc_info=True)
