@@ -2,8 +2,9 @@
 
 Pairings (one "hero" level against copies of another)::
 
-    normal-easy   normal vs 3 x easy     target: first place >= 80 %
-    hard-normal   hard   vs 3 x normal   target: first place >= 45 %, mean settlement > 0
+    normal-easy   normal vs 3 x easy     target: first place >= 78 %
+    hard-normal   hard   vs 3 x normal   target: first place >= 55 %, mean settlement >= +1.5 bet units
+    oracle-normal, oracle-easy           bounds: hard's one-ply search seeing every hand (:class:`Oracle`)
 
 Each deal is played once per seat with the hero in that seat (seat rotation,
 "duplicate" style: the hero meets the same cards from every side), with fixed
@@ -28,6 +29,13 @@ pair the per-game results of two ``--json`` files (same ``--seed``, same deals):
     python bench/bench_ai.py --pairing hard-normal --games 200 --budget-ms 100 --hard clock=cpu --json a.json
     python bench/bench_ai.py --pairing hard-normal --games 200 --budget-ms 100 --hard clock=cpu \
         --hard thinning=4 --json b.json
+
+The bound of ``hard``'s method (``--hard width=N``, ``--hard rollouts=N`` set the
+oracle's candidates and its games per candidate; ``easy`` is random, so use
+several against it)::
+
+    python bench/bench_ai.py --pairing oracle-normal --games 2000
+    python bench/bench_ai.py --pairing oracle-easy --games 400 --hard width=99 --hard rollouts=8
 
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """
@@ -54,10 +62,14 @@ PAIRINGS = {
     "hard-normal": ("hard", "normal"),
     "normal-normal": ("normal", "normal"),
     "easy-easy": ("easy", "easy"),
+    "oracle-normal": ("oracle", "normal"),
+    "oracle-easy": ("oracle", "easy"),
 }
 TARGETS = {
-    "normal-easy": "first >= 80 %",
-    "hard-normal": "first >= 45 %, mean > 0",
+    "normal-easy": "first >= 78 %",
+    "hard-normal": "first >= 55 %, units >= +1.5",
+    "oracle-normal": "(a bound, not a player)",
+    "oracle-easy": "(a bound, not a player)",
 }
 
 
@@ -110,7 +122,60 @@ class Timed:
         return move
 
 
+class Oracle:
+    """A bound, never a player: the ``hard`` search's one-ply comparison made
+    with **every hand visible**.  Each candidate (the normal heuristic's best
+    ``width`` plus pass, as ``hard`` picks them) is played in the true deal and
+    the game finished by the arena's own policies (the hero's later moves by
+    ``normal``, the others by their real level; ``rollouts`` games each, as
+    ``easy`` is random), keeping the best mean settlement.  What it reaches is
+    what ``hard``'s method could reach if it guessed the hidden cards
+    perfectly: a ceiling for more worlds, better inference or a faster engine.
+    """
+
+    level = "oracle"
+
+    def __init__(self, other_level: str, *, width: int = 5, rollouts: int = 1) -> None:
+        self.other_level = other_level
+        self.width = width
+        self.rollouts = rollouts
+        self.game = None  # the true game, set by play_one
+
+    def choose(self, view, rng):
+        from tienlen.ai.normal import FINISH, normal_move, rank_moves
+        from tienlen.ai.situation import Situation
+
+        situation = Situation.from_view(view)
+        if not situation.legal:
+            return None
+        if not situation.on_turn:
+            return normal_move(situation)
+        ranked = rank_moves(situation)
+        if len(ranked) == 1 or ranked[0][0] >= FINISH:
+            return ranked[0][1]
+        candidates = [move for _, move in ranked[: self.width]]
+        if None not in candidates and any(move is None for _, move in ranked):
+            candidates.append(None)
+        return max(candidates, key=lambda move: self._value(view.seat, move))
+
+    def _value(self, seat: int, move) -> float:
+        from tienlen.ai.arena import apply_move
+
+        total = 0.0
+        for index in range(self.rollouts):
+            game = self.game.copy()
+            apply_move(game, seat, move)
+            players = [make_player(self.other_level) for _ in range(game.players)]
+            players[seat] = make_player("normal")
+            play_game(game, players, seed=index)
+            total += game.settlement()[seat]
+        return total / self.rollouts
+
+
 def _make(level: str, job: Job):
+    if level == "oracle":
+        options = dict(job.hard_options)
+        return Oracle(job.other_level, width=int(options.get("width", 5)), rollouts=int(options.get("rollouts", 1)))
     if level == "hard" and job.hard_options:
         from tienlen.ai import HardPlayer
         options = dict(job.hard_options)
@@ -134,6 +199,8 @@ def play_one(job: Job) -> GameResult:
     result = GameResult(job.index, deal, hero, False, 0, 0)
     players = [Timed(_make(job.other_level, job), result) for _ in range(job.players)]
     players[hero] = Timed(_make(job.hero_level, job), result)
+    if isinstance(players[hero].inner, Oracle):
+        players[hero].inner.game = game  # it sees every hand: a bound, not a player
     play_game(game, players, seed=job.index)
     result.place = game.places.index(hero)
     result.first = result.place == 0
