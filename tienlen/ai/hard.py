@@ -19,8 +19,8 @@ For each decision with a real choice:
 5. the candidate with the best mean ``game.settlement()[seat]`` over the
    completed worlds wins; ties go to the heuristic's order.
 
-Worlds are drawn until ``budget_ms`` has passed (wall clock; the first
-``burn_in_share`` of it warms the chain up), or exactly ``samples`` worlds
+Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
+start of the decision; the first ``burn_in_share`` of it warms the chain up), or exactly ``samples`` worlds
 after ``burn_in_steps`` chain steps when ``samples`` is given (deterministic:
 used by tests).
 Forced moves, going out and out-of-turn chops are answered at once.
@@ -113,6 +113,7 @@ class HardPlayer:
                 gc.enable()
 
     def _choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
+        start = self.clock()  # the budget covers the whole decision, ranking included
         self.last_worlds = 0
         self.last_chain = None
         situation = Situation.from_view(view)
@@ -126,7 +127,7 @@ class HardPlayer:
         candidates = self._candidates(ranked)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(view, candidates, rng)
+        return self._search(view, candidates, rng, start)
 
     def _candidates(self, ranked: Sequence[tuple[float, Combo | None]]) -> list[Combo | None]:
         chosen = [move for _, move in ranked[: self.width]]
@@ -134,8 +135,8 @@ class HardPlayer:
             chosen.append(None)
         return chosen
 
-    def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random) -> Combo | None:
-        start = self.clock()
+    def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random,
+                start: float) -> Combo | None:
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
@@ -143,10 +144,21 @@ class HardPlayer:
         results: list[list[float]] = [[] for _ in candidates]  # per candidate, per world
         alive = list(range(len(candidates)))
         evaluated = failures = 0
+        searching: float | None = None  # when the first world was drawn (after the chain's burn-in)
         while failures < MAX_FAILURES and (self.samples is None or evaluated < self.samples):
+            if deadline is not None and evaluated:
+                # Start no world that would end past the deadline (at the pace
+                # of the worlds so far): the answer comes on time, not one
+                # world late.  A world costs a few percent of the budget.
+                now = self.clock()
+                assert searching is not None
+                if now + (now - searching) / evaluated >= deadline:
+                    break
             hands = next(deals, None)
             if hands is None:
                 break
+            if searching is None:
+                searching = self.clock()
             world = builder.build(hands)
             if world is None:
                 failures += 1
