@@ -35,6 +35,13 @@ from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError
 from tienlen.generate import (
     ABOVE,
+    B0,
+    B1,
+    B2,
+    B3,
+    B4,
+    B5,
+    B6,
     Q0,
     Q1,
     Q2,
@@ -58,7 +65,6 @@ from tienlen.rules import (  # noqa: F401 (RULESETS: doctests)
     FinishOnTwo,
     OutOfTurnResume,
     RuleSet,
-    deal_order,
 )
 from tienlen.settlement import cong_culprit, game_payments
 from tienlen.values import CONSECUTIVE_PAIRS, FOUR_OF_A_KIND, SINGLE, Combo
@@ -241,9 +247,10 @@ class Game:
         if not rules.players_ok(count):
             raise ValueError(f"{rules.name} is played by {rules.min_players} to {rules.max_players} players")
         slots = _dealt_slots(seed, count)
-        hands = [0] * count
-        for position, seat in enumerate(deal_order(rules, count)):
-            hands[seat] = slots[position]
+        # Dealing starts with the seat after the dealer (rules.deal_order): slot p
+        # goes to seat (dealer + 1 + p) % count, a rotation of the slots.
+        cut = count - (rules.dealer_seat + 1) % count
+        hands = slots[cut:] + slots[:cut]
         return cls(rules, hands, first_game=first_game, previous_winner=previous_winner, seed=seed)
 
     def _first_leader(self) -> int:
@@ -254,7 +261,9 @@ class Game:
         for hand in self._hands:
             dealt |= hand
         lowest = dealt & -dealt
-        leader = next(seat for seat, hand in enumerate(self._hands) if hand & lowest)
+        leader = 0
+        while not self._hands[leader] & lowest:
+            leader += 1
         if self.rules.first_lead_must_include_lowest:
             self._required = lowest
         return leader
@@ -398,7 +407,13 @@ class Game:
                 return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
             if top is None:
                 hand = self._hands[seat]
-                plays = same_rank_combos(hand, self.rules)
+                if self._plain_singles:  # suits not followed: same_rank_combos, inline
+                    plays = [
+                        *B0[hand & 255], *B1[hand >> 8 & 255], *B2[hand >> 16 & 255], *B3[hand >> 24 & 255],
+                        *B4[hand >> 32 & 255], *B5[hand >> 40 & 255], *B6[hand >> 48],
+                    ]
+                else:
+                    plays = same_rank_combos(hand, self.rules)
                 if not self._runless >> seat & 1:
                     runs = run_combos(hand, self.rules)
                     if runs:

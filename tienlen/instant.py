@@ -69,20 +69,31 @@ def instant_win_kind(rules: "RuleSet", hand: int, *, first_game: bool) -> Instan
 
 
 def _may_qualify(hand: int) -> bool:
-    """A cheap necessary condition for every instant win: four 2s or four 3s,
-    twelve ranks, five ranks with pairs (three with a four of a kind, which may
-    count as two pairs), or 3♠ with pairs of 3, 4 and 5.  The rank masks of
-    :mod:`tienlen.generate` are written out here: this runs for every hand dealt."""
-    if hand >> 48 == 0xF or hand & 0xF == 0xF:
+    """A cheap necessary condition for every instant win of a hand of at most 13
+    cards: four 2s; five ranks with pairs in a row, or six pairs (counting a four
+    of a kind twice); twelve ranks (then at most one rank holds a pair); 3♠ with
+    pairs of 3, 4 and 5 or four 3s.  Most hands hold two to four pairs and fail
+    after one count.  The rank masks of :mod:`tienlen.generate` are written out
+    here: this runs for every hand dealt."""
+    if hand >> 48 == 0xF:
         return True
     b, c, d = hand >> 1, hand >> 2, hand >> 3
-    if ((hand | b | c | d) & RANK_BITS).bit_count() >= 12:
-        return True
     pairs = ((hand & (b | c | d)) | (b & (c | d)) | (c & d)) & RANK_BITS
     count = pairs.bit_count()
-    if count >= 5 or (count >= 3 and hand & b & c & d & RANK_BITS):
-        return True
-    return hand & 1 == 1 and pairs & _THREE_FOUR_FIVE == _THREE_FOUR_FIVE
+    if count <= 1:
+        if ((hand | b | c | d) & RANK_BITS).bit_count() >= 12:
+            return True
+    elif count >= 3:
+        if count >= 6:
+            return True
+        quads = hand & b & c & d & RANK_BITS
+        if quads and count + quads.bit_count() >= 6:
+            return True
+        if count == 5:
+            run = pairs & NO_TWO_RANKS
+            if run & (run >> 4) & (run >> 8) & (run >> 12) & (run >> 16):
+                return True
+    return hand & 1 == 1 and (pairs & _THREE_FOUR_FIVE == _THREE_FOUR_FIVE or hand & 0xF == 0xF)
 
 
 def find_instant_win(rules: "RuleSet", hands: Sequence[int], *, first_game: bool) -> InstantWin | None:
