@@ -36,6 +36,7 @@ several against it)::
 
     python bench/bench_ai.py --pairing oracle-normal --games 2000
     python bench/bench_ai.py --pairing oracle-easy --games 400 --hard width=99 --hard rollouts=8
+    python bench/bench_ai.py --pairing oracle-normal --games 200 --hard depth=2 --workers 2   # plans its own later moves too
 
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """
@@ -135,10 +136,13 @@ class Oracle:
 
     level = "oracle"
 
-    def __init__(self, other_level: str, *, width: int = 5, rollouts: int = 1) -> None:
+    def __init__(self, other_level: str, *, width: int = 5, rollouts: int = 1, depth: int = 1) -> None:
         self.other_level = other_level
         self.width = width
         self.rollouts = rollouts
+        self.depth = depth
+        """1: the hero's later moves in a play-out are ``normal``'s; 2: they are
+        this oracle's at depth 1 (a search that also plans its own next moves)."""
         self.game = None  # the true game, set by play_one
 
     def choose(self, view, rng):
@@ -166,7 +170,12 @@ class Oracle:
             game = self.game.copy()
             apply_move(game, seat, move)
             players = [make_player(self.other_level) for _ in range(game.players)]
-            players[seat] = make_player("normal")
+            if self.depth > 1:
+                inner = Oracle(self.other_level, width=self.width, rollouts=self.rollouts, depth=self.depth - 1)
+                inner.game = game  # the play-out's own game, as it goes
+                players[seat] = inner
+            else:
+                players[seat] = make_player("normal")
             play_game(game, players, seed=index)
             total += game.settlement()[seat]
         return total / self.rollouts
@@ -175,7 +184,8 @@ class Oracle:
 def _make(level: str, job: Job):
     if level == "oracle":
         options = dict(job.hard_options)
-        return Oracle(job.other_level, width=int(options.get("width", 5)), rollouts=int(options.get("rollouts", 1)))
+        return Oracle(job.other_level, width=int(options.get("width", 5)), rollouts=int(options.get("rollouts", 1)),
+                      depth=int(options.get("depth", 1)))
     if level == "hard" and job.hard_options:
         from tienlen.ai import HardPlayer
         options = dict(job.hard_options)
