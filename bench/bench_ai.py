@@ -37,6 +37,7 @@ several against it)::
     python bench/bench_ai.py --pairing oracle-normal --games 2000
     python bench/bench_ai.py --pairing oracle-easy --games 400 --hard width=99 --hard rollouts=8
     python bench/bench_ai.py --pairing oracle-normal --games 200 --hard depth=2 --workers 2   # plans its own later moves too
+    python bench/bench_ai.py --pairing oracle-normal --games 400 --hard depth=2 --hard inner_moves=1 --hard inner_width=2
 
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """
@@ -136,13 +137,19 @@ class Oracle:
 
     level = "oracle"
 
-    def __init__(self, other_level: str, *, width: int = 5, rollouts: int = 1, depth: int = 1) -> None:
+    def __init__(self, other_level: str, *, width: int = 5, rollouts: int = 1, depth: int = 1,
+                 inner_width: int | None = None, inner_moves: int | None = None) -> None:
         self.other_level = other_level
         self.width = width
         self.rollouts = rollouts
         self.depth = depth
         """1: the hero's later moves in a play-out are ``normal``'s; 2: they are
         this oracle's at depth 1 (a search that also plans its own next moves)."""
+        self.inner_width = inner_width or width
+        self.inner_moves = inner_moves
+        """At depth 2: how many of the hero's later moves a play-out searches (None: all), then ``normal``."""
+        self.searches_left: int | None = None
+        """This oracle's own remaining searched moves (set on an inner oracle; None: no limit)."""
         self.game = None  # the true game, set by play_one
 
     def choose(self, view, rng):
@@ -152,11 +159,13 @@ class Oracle:
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
-        if not situation.on_turn:
+        if not situation.on_turn or self.searches_left == 0:
             return normal_move(situation)
         ranked = rank_moves(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
             return ranked[0][1]
+        if self.searches_left is not None:
+            self.searches_left -= 1
         candidates = [move for _, move in ranked[: self.width]]
         if None not in candidates and any(move is None for _, move in ranked):
             candidates.append(None)
@@ -171,7 +180,8 @@ class Oracle:
             apply_move(game, seat, move)
             players = [make_player(self.other_level) for _ in range(game.players)]
             if self.depth > 1:
-                inner = Oracle(self.other_level, width=self.width, rollouts=self.rollouts, depth=self.depth - 1)
+                inner = Oracle(self.other_level, width=self.inner_width, rollouts=self.rollouts, depth=self.depth - 1)
+                inner.searches_left = self.inner_moves
                 inner.game = game  # the play-out's own game, as it goes
                 players[seat] = inner
             else:
@@ -184,8 +194,9 @@ class Oracle:
 def _make(level: str, job: Job):
     if level == "oracle":
         options = dict(job.hard_options)
+        inner = {name: int(options[name]) for name in ("inner_width", "inner_moves") if name in options}
         return Oracle(job.other_level, width=int(options.get("width", 5)), rollouts=int(options.get("rollouts", 1)),
-                      depth=int(options.get("depth", 1)))
+                      depth=int(options.get("depth", 1)), **inner)
     if level == "hard" and job.hard_options:
         from tienlen.ai import HardPlayer
         options = dict(job.hard_options)
