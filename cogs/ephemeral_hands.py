@@ -21,8 +21,7 @@ from typing import Any, Callable
 import aiohttp
 import discord
 
-from cogs.presenter import hand_embed
-from cogs.components import hand_view
+from cogs.hand_message import hand_edit, hand_fingerprint, picture_key
 from runtime.snapshot import HandSnapshot
 
 log = logging.getLogger(__name__)
@@ -31,9 +30,6 @@ __all__ = ["EphemeralHands", "TOKEN_LIFETIME"]
 
 TOKEN_LIFETIME = 14 * 60.0
 """Seconds an interaction's message stays editable here (Discord allows 15 min)."""
-
-Fingerprint = Callable[[HandSnapshot], Any]
-Files = Callable[[HandSnapshot], Any]
 
 
 @dataclass
@@ -44,20 +40,15 @@ class _Shown:
     original: bool
     """Whether it is the interaction's own response (else a follow-up)."""
     lang: str
-    fingerprint: Any
-    picture: Any
+    fingerprint: tuple[Any, ...]
+    picture: tuple[int, int]
     expires: float
 
 
 class EphemeralHands:
     """The latest ephemeral hand view of each (table, player), and its refresh."""
 
-    def __init__(self, *, fingerprint: Fingerprint, picture: Fingerprint, files: Files,
-                 image: str, clock: Callable[[], float] = time.monotonic) -> None:
-        self._fingerprint = fingerprint
-        self._picture = picture
-        self._files = files
-        self._image = image
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._shown: dict[tuple[int, int], _Shown] = {}
         self._cleanups: set[asyncio.Task[None]] = set()
@@ -68,8 +59,8 @@ class EphemeralHands:
         message ``message_id``: its own response, or a follow-up."""
         key = (hand.channel_id, interaction.user.id)
         previous = self._shown.get(key)
-        self._shown[key] = _Shown(interaction, message_id, original, lang, self._fingerprint(hand),
-                                  self._picture(hand), self._clock() + TOKEN_LIFETIME)
+        self._shown[key] = _Shown(interaction, message_id, original, lang, hand_fingerprint(hand),
+                                  picture_key(hand), self._clock() + TOKEN_LIFETIME)
         if previous is not None and previous.message_id not in (None, message_id):
             self._delete_later(previous)
 
@@ -86,16 +77,10 @@ class EphemeralHands:
         if self._clock() >= shown.expires:
             del self._shown[key]
             return
-        fingerprint = self._fingerprint(hand)
+        fingerprint = hand_fingerprint(hand)
         if fingerprint == shown.fingerprint:
             return
-        kwargs: dict[str, Any] = {
-            "embed": hand_embed(hand, shown.lang, image=self._image if hand.cards else None),
-            "view": hand_view(hand, shown.lang),
-        }
-        picture = self._picture(hand)
-        if picture != shown.picture:
-            kwargs["attachments"] = await self._files(hand)
+        kwargs = await hand_edit(hand, shown.lang, shown.picture)
         try:
             if shown.original:
                 await shown.interaction.edit_original_response(**kwargs)
@@ -109,7 +94,7 @@ class EphemeralHands:
                 del self._shown[key]
             log.debug("could not refresh an ephemeral hand at table %s: %s", hand.channel_id, error)
             return
-        shown.fingerprint, shown.picture = fingerprint, picture
+        shown.fingerprint, shown.picture = fingerprint, picture_key(hand)
 
     def _delete_later(self, shown: _Shown) -> None:
         task = asyncio.create_task(self._delete_quietly(shown), name="delete-old-ephemeral-hand")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -25,49 +24,22 @@ import discord
 import db
 from cogs.components import hand_view, table_view
 from cogs.ephemeral_hands import EphemeralHands
+from cogs.hand_message import HAND_IMAGE, hand_edit, hand_files, hand_fingerprint, picture_key
 from cogs.presenter import hand_embed, summary_embed, table_embed
 from cogs.rest_budget import ChannelBudget, Outages, is_outage
 from i18n import language_of, t
 from runtime.snapshot import HandSnapshot, TableSnapshot
-from tienlen.cards import cards_of, mask_of
 
 if TYPE_CHECKING:
     from runtime.manager import TableManager
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Messenger", "hand_files", "hand_fingerprint"]
+__all__ = ["Messenger"]
 
 PLAY_IMAGE = "play.jpg"
-HAND_IMAGE = "hand.jpg"
 FINAL_IMAGE = "final.jpg"
 RETRY_FIRST, RETRY_MAX = 1.0, 15.0  # seconds between attempts while Discord fails
-
-
-def hand_fingerprint(hand: HandSnapshot) -> tuple[Any, ...]:
-    """What a rendered hand message shows; equal fingerprints need no edit."""
-    return (hand.game_id, mask_of(hand.cards), tuple(c.mask for c in hand.legal), hand.is_turn, hand.can_pass,
-            hand.out_of_turn, hand.top, hand.in_play, hand.finished, mask_of(hand.selected))
-
-
-def picture_key(hand: HandSnapshot) -> tuple[int, int]:
-    """What the hand picture depends on: the cards and the selection."""
-    return mask_of(hand.cards), mask_of(hand.selected)
-
-
-@lru_cache(maxsize=512)
-def _hand_picture(cards_mask: int, selected_mask: int) -> bytes:
-    from render import render_hand
-
-    return render_hand(cards_of(cards_mask), selected=cards_of(selected_mask))
-
-
-async def hand_files(hand: HandSnapshot) -> list[discord.File]:
-    """The hand picture (numbered cards matching the picker), drawn off the event loop."""
-    if not hand.cards:
-        return []
-    data = await asyncio.to_thread(_hand_picture, *picture_key(hand))
-    return [discord.File(io.BytesIO(data), filename=HAND_IMAGE)]
 
 
 class Messenger:
@@ -90,8 +62,7 @@ class Messenger:
         self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...], tuple[int, int]]] = {}
         self.dm_closed: set[tuple[int, int]] = set()
         self._dm_notice_due: set[tuple[int, int]] = set()
-        self.ephemeral = EphemeralHands(fingerprint=hand_fingerprint, picture=picture_key, files=hand_files,
-                                        image=HAND_IMAGE)
+        self.ephemeral = EphemeralHands()
         """Players' ephemeral "My hand" views, refreshed like the DMs."""
 
     # --------------------------------------------------------- language
@@ -176,17 +147,13 @@ class Messenger:
         previous = self._dm_messages.get(key)
         if previous is not None and previous[1] == fingerprint:
             return
-        embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None)
-        view = hand_view(hand, lang)
         try:
             if previous is not None:
-                kwargs: dict[str, Any] = {"embed": embed, "view": view}
-                if previous[2] != picture_key(hand):  # the picture stays when the cards did not change
-                    kwargs["attachments"] = await hand_files(hand)
-                message = await previous[0].edit(**kwargs)
+                message = await previous[0].edit(**await hand_edit(hand, lang, previous[2]))
             else:
                 channel = await self._dm_channel(user_id)
-                message = await channel.send(embed=embed, view=view, files=await hand_files(hand))
+                message = await channel.send(embed=hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None),
+                                             view=hand_view(hand, lang), files=await hand_files(hand))
             self._dm_messages[key] = (message, fingerprint, picture_key(hand))
             self.outages.recovered("DMs")
         except discord.Forbidden:

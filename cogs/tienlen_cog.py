@@ -18,7 +18,8 @@ from discord.ext import commands
 
 import db
 from cogs.components import hand_view, table_view
-from cogs.messenger import HAND_IMAGE, Messenger, hand_files
+from cogs.hand_message import HAND_IMAGE, hand_files
+from cogs.messenger import Messenger
 from cogs.presenter import combo_name, hand_embed, table_embed
 from cogs.replies import edit_own, fail, lang_of, reply, within
 from cogs.rules_pages import rules_message, table_rules
