@@ -35,13 +35,6 @@ from tienlen.combos import classify
 from tienlen.errors import IllegalPlayError
 from tienlen.generate import (
     ABOVE,
-    B0,
-    B1,
-    B2,
-    B3,
-    B4,
-    B5,
-    B6,
     Q0,
     Q1,
     Q2,
@@ -407,13 +400,7 @@ class Game:
                 return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
             if top is None:
                 hand = self._hands[seat]
-                if self._plain_singles:  # suits not followed: same_rank_combos, inline
-                    plays = [
-                        *B0[hand & 255], *B1[hand >> 8 & 255], *B2[hand >> 16 & 255], *B3[hand >> 24 & 255],
-                        *B4[hand >> 32 & 255], *B5[hand >> 40 & 255], *B6[hand >> 48],
-                    ]
-                else:
-                    plays = same_rank_combos(hand, self.rules)
+                plays = same_rank_combos(hand, self.rules)
                 if not self._runless >> seat & 1:
                     runs = run_combos(hand, self.rules)
                     if runs:

@@ -170,8 +170,6 @@ def _same_rank_bytes(pair_table) -> tuple[tuple[tuple[Combo, ...], ...], ...]:
 
 
 _SAME_RANK_BYTES = _same_rank_bytes(_PAIR_TABLE)
-B0, B1, B2, B3, B4, B5, B6 = _SAME_RANK_BYTES
-"""The same-rank combos of each byte of a hand, suits not followed (the game's lead inlines them)."""
 _SAME_RANK_BYTES_NORTH = _same_rank_bytes(_SAME_COLOUR_PAIR_TABLE)
 
 # Per rank and nibble: the shifted one-card / two-card choices that build runs.

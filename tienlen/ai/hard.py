@@ -20,9 +20,9 @@ For each decision with a real choice:
    completed worlds wins; ties go to the heuristic's order.
 
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
-start of the decision; the first ``burn_in_share`` of it warms the chain up), or exactly ``samples`` worlds
-after ``burn_in_steps`` chain steps when ``samples`` is given (deterministic:
-used by tests).
+start of the decision; the first ``burn_in_share`` of it warms the chain
+up), or exactly ``samples`` worlds after ``burn_in_steps`` chain steps when
+``samples`` is given (deterministic: used by tests).
 Forced moves, going out and out-of-turn chops are answered at once.
 """
 
@@ -146,12 +146,11 @@ class HardPlayer:
         evaluated = failures = 0
         searching: float | None = None  # when the first world was drawn (after the chain's burn-in)
         while failures < MAX_FAILURES and (self.samples is None or evaluated < self.samples):
-            if deadline is not None and evaluated:
+            if deadline is not None and searching is not None and evaluated:
                 # Start no world that would end past the deadline (at the pace
                 # of the worlds so far): the answer comes on time, not one
                 # world late.  A world costs a few percent of the budget.
                 now = self.clock()
-                assert searching is not None
                 if now + (now - searching) / evaluated >= deadline:
                     break
             hands = next(deals, None)
