@@ -63,3 +63,42 @@ def test_three_fours_of_a_kind_are_six_pairs():
     for ranks in combinations(range(12), 3):
         hand = sum(0xF << (4 * rank) for rank in ranks) | (1 << 51)
         assert instant_win_kind(rules, hand, first_game=False) is not None
+
+
+def _mask(*cards: str) -> int:
+    from tienlen.cards import as_mask
+
+    return as_mask(" ".join(cards))
+
+
+# Hands at the edge of the deal's cheap pre-check (RULES.md §4, tới trắng): each
+# qualifies by exactly one kind with as few pairs as that kind allows.
+EDGE_HANDS = [
+    (InstantWinKind.DRAGON, _mask("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 2S"), 13),
+    (InstantWinKind.DRAGON, _mask("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 3H"), 12),  # one pair left over
+    (InstantWinKind.DRAGON, _mask("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 2H"), 12),  # a 2 left over
+    (InstantWinKind.FIVE_CONSECUTIVE_PAIRS, _mask("5S 5H 6S 6H 7S 7H 8S 8H 9S 9H JD KC 2S"), 13),
+    (InstantWinKind.SIX_PAIRS, _mask("4S 4H 4D 4C 7S 7H 7D 7C 9S 9H QD QC 2S"), 13),  # two fours, two pairs
+    (InstantWinKind.SIX_PAIRS, _mask("3H 3D 6S 6H 8S 8H 10S 10H QS QH AS AH 2S"), 13),
+    (InstantWinKind.FOUR_TWOS, _mask("2S 2C 2D 2H 3H 5D 7S 9H JC KD AS 4C 6H"), 13),
+]
+
+
+@pytest.mark.parametrize("kind, hand, dragon_length", EDGE_HANDS)
+@pytest.mark.parametrize("preset", ["mien-nam", "iwin"])
+def test_the_deal_pre_check_lets_every_instant_win_through(preset, kind, hand, dragon_length):
+    from dataclasses import replace
+
+    rules = replace(RULESETS[preset], dragon_length=dragon_length)
+    assert hand.bit_count() == 13 and _plain_kind(rules, hand, False) is kind
+    found = find_instant_win(rules, [0, hand], first_game=False)
+    assert found is not None and found.kind is kind
+
+
+@pytest.mark.parametrize("hand", [
+    _mask("3S 3H 3D 3C 5D 7S 9H JC KD AS 4C 6H 8D"),  # four 3s with 3♠
+    _mask("3S 3H 4S 4D 5C 5H 7S 9H JC KD AS 8C 10D"),  # pairs of 3, 4 and 5 with 3♠
+])
+def test_the_deal_pre_check_lets_the_three_spades_opening_through(hand):
+    found = find_instant_win(RULESETS["iwin"], [0, hand], first_game=True)
+    assert found is not None and found.kind is InstantWinKind.THREE_SPADES_OPENING
