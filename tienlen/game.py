@@ -40,6 +40,7 @@ from tienlen.generate import (
     Q2,
     Q3,
     S6,
+    SAME_RANK_COMBOS,
     beating_combos,
     bombs_beating,
     finishes_on_two,
@@ -84,11 +85,22 @@ _SEAT_SETS = tuple(frozenset(seat for seat in range(4) if seats >> seat & 1) for
 _PASSES = tuple(Action("pass", seat) for seat in range(4))
 _QUIET_PASSES = tuple(Outcome(action) for action in _PASSES)
 """What a pass that leaves the round going returns: the same value every time."""
+_ROUND_ENDING_PASSES = tuple(
+    tuple(Outcome(action, round_over=True, leader=leader) for leader in range(4)) for action in _PASSES
+)
+"""[seat][leader]: what a pass that ends the round returns when no leader is found stuck."""
+_QUIET_PLAYS = tuple(
+    {mask: Outcome(Action("play", seat, mask), combo) for mask, combo in SAME_RANK_COMBOS.items()} for seat in range(4)
+)
+"""[seat][mask]: what a single, pair, triple or four played on turn that leaves
+the round going returns, made once (as for passes): most plays are these, and
+two tuples a play are a sizeable share of a game's cost."""
 _BIT_OF = tuple(1 << index for index in range(52))
 # Each step of random.shuffle on 52 cards, as (draws below, bits per draw, position),
-# with the slot (position % players) the card at that position is dealt to, or -1.
+# with the slot (position % players) the card at that position is dealt to; cards
+# past the 13 * players dealt go to slot ``players`` (left out).
 _DEAL_STEPS = {
-    players: tuple((i + 1, (i + 1).bit_length(), i, i % players if i < 13 * players else -1) for i in range(51, 0, -1))
+    players: tuple((i + 1, (i + 1).bit_length(), i, i % players if i < 13 * players else players) for i in range(51, 0, -1))
     for players in range(2, 5)
 }
 
@@ -118,16 +130,16 @@ def _dealt_slots(seed: int | str, players: int) -> list[int]:
     ``players`` of the deck :func:`_shuffled_deck` gives, shuffling and dealing
     in one pass: the shuffle fixes position i at step i and never touches it again."""
     getrandbits = _generator(seed).getrandbits
-    deck = list(range(52))
-    slots = [0] * players
+    deck = list(_BIT_OF)  # the cards as masks, so dealing one is an OR
+    slots = [0] * (players + 1)
     for n, k, i, slot in _DEAL_STEPS[players]:
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
-        if slot >= 0:
-            slots[slot] |= _BIT_OF[deck[j]]
+        slots[slot] |= deck[j]
         deck[j] = deck[i]
-    slots[0] |= _BIT_OF[deck[0]]
+    slots[0] |= deck[0]
+    del slots[players]  # the cards left out
     return slots
 
 
@@ -440,18 +452,22 @@ class Game:
                 top = self.top
                 if top is None:
                     if not self._required or mask & self._required:
-                        action = _new(Action, ("play", seat, mask))
+                        quiet = _QUIET_PLAYS[seat].get(mask)
+                        if quiet is None or quiet[1] is not cards:
+                            quiet = _new(Outcome, (_new(Action, ("play", seat, mask)), cards, None, False, None, False,
+                                                   (), (), False, None, False, False))
                         self._hands[seat] = rest
                         self._required = 0
                         self.top = cards
                         self._owner = seat
-                        self._actions.append(action)
+                        self._actions.append(quiet[0])
                         self.turn = self._next[16 * seat + (self._live & ~(1 << seat))]
-                        return _new(Outcome, (action, cards, None, False, None, False, (), (), False, None, False, False))
+                        return quiet
                 elif cards[0] is top[0] and cards[3] == top[3] and cards[2] > top[2] and cards[0] not in _BOMB_KINDS:
                     # Beats the top and is no chop (a play of another kind can only be a chop);
                     # the seat on turn is never locked out, and only the first lead has a required card.
-                    action = _new(Action, ("play", seat, mask))
+                    quiet = _QUIET_PLAYS[seat].get(mask)
+                    action = quiet[0] if quiet is not None and quiet[1] is cards else _new(Action, ("play", seat, mask))
                     self._hands[seat] = rest
                     self._chain_value = 0
                     self.top = cards
@@ -460,6 +476,8 @@ class Game:
                     turn = self._next[16 * seat + (self._live & ~self._passed & ~(1 << seat))]
                     if turn != _NO_SEAT:
                         self.turn = turn
+                        if quiet is not None and quiet[0] is action:
+                            return quiet
                         return _new(Outcome, (action, cards, None, False, None, False, (), (), False, None, False, False))
                     stuck = self._new_round(seat)
                     return _new(Outcome, (action, cards, None, False, None, False, (), stuck, True, self.turn,
@@ -492,6 +510,10 @@ class Game:
         if turn != _NO_SEAT:
             self.turn = turn
             return _QUIET_PASSES[seat]
+        if not self._forbid_two_finish:  # no leader can be stuck: a ready-made outcome
+            owner = self._owner
+            self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))  # type: ignore[operator]
+            return _ROUND_ENDING_PASSES[seat][self.turn]  # type: ignore[index]
         return self._end_round(_PASSES[seat], False)
 
     def timeout(self, seat: int) -> Outcome:

@@ -61,6 +61,7 @@ __all__ = [
     "leads_with_lowest",
     "finishes_on_two",
     "SINGLES",
+    "SAME_RANK_COMBOS",
     "singles_of",
 ]
 
@@ -111,15 +112,23 @@ def _make(kind: ComboKind, mask: int) -> Combo:
     return _new(Combo, (kind, mask, mask.bit_length() - 1, mask.bit_count()))
 
 
+SAME_RANK_COMBOS: dict[int, Combo] = {}
+"""Every single, pair, triple and four of a kind, by mask: the one object of each
+that every table below holds (so a play's combo can be recognised by identity)."""
+
+
 def _same_rank_table(kind: ComboKind, size: int, keep=lambda sub: True) -> tuple[tuple[tuple[Combo, ...], ...], ...]:
     """table[rank][nibble]: the combos of ``kind`` inside that rank, lowest first."""
+    def made(mask: int) -> Combo:
+        return SAME_RANK_COMBOS.setdefault(mask, _make(kind, mask))
+
     return tuple(
-        tuple(tuple(_make(kind, sub << (4 * rank)) for sub in _subsets(nibble, size) if keep(sub)) for nibble in range(16))
+        tuple(tuple(made(sub << (4 * rank)) for sub in _subsets(nibble, size) if keep(sub)) for nibble in range(16))
         for rank in range(13)
     )
 
 
-SINGLES = tuple(_make(SINGLE, 1 << index) for index in range(52))
+SINGLES = tuple(SAME_RANK_COMBOS.setdefault(1 << index, _make(SINGLE, 1 << index)) for index in range(52))
 """The single of each card index."""
 _PAIR_TABLE = _same_rank_table(PAIR, 2)
 _SAME_COLOUR_PAIR_TABLE = _same_rank_table(PAIR, 2, keep=lambda sub: sub in (0b0011, 0b1100))
