@@ -182,9 +182,14 @@ class Game:
     ) -> None:
         masks = [hand if type(hand) is int else as_mask(hand) for hand in hands]
         _check_hands(rules, masks)
-        players = len(masks)
-        if not first_game and (previous_winner is None or not 0 <= previous_winner < players):
+        if not first_game and (previous_winner is None or not 0 <= previous_winner < len(masks)):
             raise ValueError("a later game needs the seat of the previous winner")
+        self._start(rules, masks, first_game, previous_winner, seed)
+
+    def _start(self, rules: RuleSet, masks: list[int], first_game: bool, previous_winner: int | None,
+               seed: int | str | None) -> None:
+        """Set up the game from checked hands (``masks``, one list the game keeps)."""
+        players = len(masks)
         self.rules = rules
         self.players = players
         self.first_game = first_game
@@ -255,8 +260,11 @@ class Game:
         # Dealing starts with the seat after the dealer (rules.deal_order): slot p
         # goes to seat (dealer + 1 + p) % count, a rotation of the slots.
         cut = count - (rules.dealer_seat + 1) % count
-        hands = slots[cut:] + slots[:cut]
-        return cls(rules, hands, first_game=first_game, previous_winner=previous_winner, seed=seed)
+        if not first_game and (previous_winner is None or not 0 <= previous_winner < count):
+            raise ValueError("a later game needs the seat of the previous winner")
+        game = object.__new__(cls)
+        game._start(rules, slots[cut:] + slots[:cut], first_game, previous_winner, seed)  # a deal needs no checks
+        return game
 
     def _first_leader(self) -> int:
         if not self.first_game:
