@@ -39,6 +39,14 @@ from tienlen.table import Phase
 
 log = logging.getLogger("tienlen")
 
+# Exit statuses, for a supervisor (deploy/tienlen-bot@.service): a restart cannot
+# fix the configuration; it may fix a start-up failure (network, Discord, the
+# database, cluster members mid-way through a settings change); a lost slot is
+# expected to restart as a standby.
+EXIT_CONFIG = 78  # EX_CONFIG of sysexits.h
+EXIT_START_FAILED = 2
+EXIT_LOST_SLOT = 3
+
 TOKEN_HELP = (
     "No Discord token: create an application at https://discord.com/developers/applications, "
     "add a Bot, copy its token into .env as DISCORD_TOKEN=... (see .env.example)."
@@ -229,11 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # this bot has no voice
     if not settings.discord_token:
         print(TOKEN_HELP, file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     problem = settings.cluster_problem()
     if problem:
         print(problem, file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     point_at_endpoints(settings)
     bot = TienLenBot(settings, sync_globally=args.sync)
     try:
@@ -245,10 +253,14 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             log.exception("start-up failed")
         print(line, file=sys.stderr)
-        return 2
+        return EXIT_CONFIG if isinstance(error, _CONFIG_ERRORS) else EXIT_START_FAILED
     if bot.lost_slot:
-        return 3  # a supervisor restarts it; it comes back as a standby
+        return EXIT_LOST_SLOT  # a supervisor restarts it; it comes back as a standby
     return 0
+
+
+_CONFIG_ERRORS = (discord.LoginFailure, discord.PrivilegedIntentsRequired)
+"""Start-up failures that only a change to the configuration fixes."""
 
 
 def start_up_failure(error: BaseException) -> str | None:

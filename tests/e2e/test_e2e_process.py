@@ -51,9 +51,19 @@ def test_without_a_token_the_bot_says_how_to_get_one_in_one_line(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "DISCORD_TOKEN": ""}
     result = subprocess.run([sys.executable, str(REPO / "bot.py")], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
+    assert result.returncode == 78  # a configuration error: the systemd unit does not restart it
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "discord.com/developers" in lines[0]
+
+
+def test_contradictory_cluster_settings_are_a_configuration_error(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "DISCORD_TOKEN": "some-token", "CLUSTERS": "2",
+           "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"}
+    result = subprocess.run([sys.executable, str(REPO / "bot.py")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 78
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs PostgreSQL" in lines[0]
 
 
 async def test_an_invalid_token_is_one_clear_line(tmp_path):
@@ -70,7 +80,7 @@ async def test_an_invalid_token_is_one_clear_line(tmp_path):
             sys.executable, str(REPO / "bot.py"), cwd=str(tmp_path), env=env,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         _, stderr = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode == 2
+    assert process.returncode == 78
     lines = stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "refused DISCORD_TOKEN" in lines[0]
 
@@ -115,7 +125,7 @@ def _start_without_discord(tmp_path, *args: str) -> subprocess.CompletedProcess:
 
 def test_discord_out_of_reach_is_one_line_and_a_traceback_only_with_debug(tmp_path):
     result = _start_without_discord(tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 2  # a start-up failure a restart may fix (the unit restarts it)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Cannot reach Discord"), result.stderr
 
