@@ -56,16 +56,6 @@ def test_without_a_token_the_bot_says_how_to_get_one_in_one_line(tmp_path):
     assert len(lines) == 1 and "discord.com/developers" in lines[0]
 
 
-def test_contradictory_cluster_settings_are_a_configuration_error(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "DISCORD_TOKEN": "some-token", "CLUSTERS": "2",
-           "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"}
-    result = subprocess.run([sys.executable, str(REPO / "bot.py")], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 78
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "needs PostgreSQL" in lines[0]
-
-
 async def test_an_invalid_token_is_one_clear_line(tmp_path):
     import asyncio
     import os
