@@ -5,8 +5,9 @@ number of instructions a game costs does not (same binary, same seeds, same
 ``PYTHONHASHSEED``).  This script runs itself under ``valgrind --tool=callgrind``
 twice: 300 warm-up games then 300 games, and 300 warm-up games then 600; the
 difference, divided by 300, is the cost of one game with start-up and warm-up
-taken out.  The games are random 4-player games, each action uniform over
-``legal_plays`` (plus passing with ``--pass``), like ``bench_engine.py``'s loop.
+taken out.  The games are ``bench_engine.py``'s: random 4-player games, each
+action uniform over ``legal_plays`` (plus passing with ``--pass``), through the
+same loop.
 
     python bench/engine_instructions.py [--pass] [--path <another checkout>]
 
@@ -19,29 +20,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
 import subprocess
 import sys
 
 WARM_UP = 300
-
-
-def play_games(count: int, seed: int, with_pass: bool) -> None:
-    from tienlen import RULESETS, Game
-
-    rules, rng = RULESETS["mien-nam"], random.Random(seed)
-    for index in range(count):
-        game = Game.deal(rules, 4, seed * 100_000 + index)
-        while not game.finished:
-            seat = game.turn
-            plays = game.legal_plays(seat)
-            choices = len(plays) + (1 if with_pass and game.top is not None else 0)
-            pick = rng.randrange(choices) if choices else -1
-            if 0 <= pick < len(plays):
-                game.play(seat, plays[pick])
-            else:
-                game.pass_turn(seat)
 
 
 def instructions(path: str, games: int, with_pass: bool) -> int:
@@ -60,9 +43,10 @@ def main() -> None:
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        sys.path.insert(0, os.path.abspath(args.path))
-        play_games(WARM_UP, 1, args.with_pass)
-        play_games(args.child, 2, args.with_pass)
+        from bench_engine import engine_generator, games_per_second  # imports the engine of --path
+
+        games_per_second(engine_generator, WARM_UP, args.with_pass, seed=1)
+        games_per_second(engine_generator, args.child, args.with_pass, seed=2)
         return
     short = instructions(args.path, 300, args.with_pass)
     long = instructions(args.path, 600, args.with_pass)
