@@ -96,13 +96,8 @@ _QUIET_PLAYS = tuple(
 the round going returns, made once (as for passes): most plays are these, and
 two tuples a play are a sizeable share of a game's cost."""
 _BIT_OF = tuple(1 << index for index in range(52))
-# Each step of random.shuffle on 52 cards, as (draws below, bits per draw, position),
-# with the slot (position % players) the card at that position is dealt to; cards
-# past the 13 * players dealt go to slot ``players`` (left out).
-_DEAL_STEPS = {
-    players: tuple((i + 1, (i + 1).bit_length(), i, i % players if i < 13 * players else players) for i in range(51, 0, -1))
-    for players in range(2, 5)
-}
+# Each step of random.shuffle on 52 cards, as (draws below, bits per draw, position).
+_SHUFFLE_STEPS = tuple((i + 1, (i + 1).bit_length(), i) for i in range(51, 0, -1))
 
 
 def _generator(seed: int | str) -> _CRandom:
@@ -117,7 +112,7 @@ def _shuffled_deck(seed: int | str) -> list[int]:
     :func:`_dealt_slots` deals from.  Tests hold both to the stdlib's result."""
     getrandbits = _generator(seed).getrandbits
     deck = list(range(52))
-    for n, k, i, _ in _DEAL_STEPS[4]:
+    for n, k, i in _SHUFFLE_STEPS:
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
@@ -125,22 +120,35 @@ def _shuffled_deck(seed: int | str) -> list[int]:
     return deck
 
 
+def _slot_dealer(players: int):
+    """The shuffle of :func:`_shuffled_deck` dealt as it goes (the shuffle fixes
+    position i at step i and never touches it again; position i goes to slot
+    ``i % players``, positions past ``13 * players`` to nobody), written out as
+    straight-line code, one step after another, like ``Game.copy``: the loop's
+    own bookkeeping was a fifth of a deal."""
+    lines = ["def deal(getrandbits, deck):"]
+    for n, k, i in _SHUFFLE_STEPS:
+        lines.append(f"    j = getrandbits({k})")
+        lines.append(f"    while j >= {n}: j = getrandbits({k})")
+        if i < 13 * players:
+            slot = i % players
+            first = i + players >= 13 * players  # the slot's first card dealt (the deck is dealt from its end)
+            lines.append(f"    s{slot} = deck[j]" if first else f"    s{slot} |= deck[j]")
+        lines.append(f"    deck[j] = deck[{i}]")
+    lines.append("    return [s0 | deck[0], " + ", ".join(f"s{slot}" for slot in range(1, players)) + "]")
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # noqa: S102 (generated from the constants above only)
+    return namespace["deal"]
+
+
+_SLOT_DEALERS = {players: _slot_dealer(players) for players in range(2, 5)}
+
+
 def _dealt_slots(seed: int | str, players: int) -> list[int]:
     """The cards (masks) dealt at positions 0, 1, … ``players - 1`` modulo
     ``players`` of the deck :func:`_shuffled_deck` gives, shuffling and dealing
-    in one pass: the shuffle fixes position i at step i and never touches it again."""
-    getrandbits = _generator(seed).getrandbits
-    deck = list(_BIT_OF)  # the cards as masks, so dealing one is an OR
-    slots = [0] * (players + 1)
-    for n, k, i, slot in _DEAL_STEPS[players]:
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        slots[slot] |= deck[j]
-        deck[j] = deck[i]
-    slots[0] |= deck[0]
-    del slots[players]  # the cards left out
-    return slots
+    in one pass."""
+    return _SLOT_DEALERS[players](_generator(seed).getrandbits, list(_BIT_OF))
 
 
 class Game:
