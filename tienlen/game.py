@@ -411,8 +411,9 @@ class Game:
         if seat == self.turn:
             top = self.top
             if top is not None and top[0] is SINGLE and self._plain_singles:
-                cards = self._hands[seat] & ABOVE[top[2]]  # following a single: its higher cards
-                if top[2] >= 48:  # a 2: the higher 2s, and bombs (unless the hand is known to hold none)
+                index = top[2]
+                cards = self._hands[seat] & ABOVE[index]  # following a single: its higher cards
+                if index >= 48:  # a 2: the higher 2s, and bombs (unless the hand is known to hold none)
                     plays = list(S6[cards >> 48])
                     if not self._bombless >> seat & 1:
                         hand = self._hands[seat]
@@ -423,6 +424,13 @@ class Game:
                     return plays
                 if not cards:
                     return []
+                # Only the quarters of the deck (13 cards each) from the top's up can hold them.
+                if index >= 39:
+                    return list(Q3[cards >> 39])
+                if index >= 26:
+                    return [*Q2[cards >> 26 & 8191], *Q3[cards >> 39]]
+                if index >= 13:
+                    return [*Q1[cards >> 13 & 8191], *Q2[cards >> 26 & 8191], *Q3[cards >> 39]]
                 return [*Q0[cards & 8191], *Q1[cards >> 13 & 8191], *Q2[cards >> 26 & 8191], *Q3[cards >> 39]]
             if self._required or self._forbid_two_finish:
                 return legal_plays_on_turn(self.rules, self._hands[seat], top, self._required)
