@@ -491,20 +491,20 @@ class Game:
                     # Beats the top and is no chop (a play of another kind can only be a chop);
                     # the seat on turn is never locked out, and only the first lead has a required card.
                     quiet = _QUIET_PLAYS[seat].get(mask)
-                    action = quiet[0] if quiet is not None and quiet[1] is cards else _new(Action, ("play", seat, mask))
+                    if quiet is None or quiet[1] is not cards:
+                        quiet = _new(Outcome, (_new(Action, ("play", seat, mask)), cards, None, False, None, False,
+                                               (), (), False, None, False, False))
                     self._hands[seat] = rest
                     self._chain_value = 0
                     self.top = cards
                     self._owner = seat
-                    self._actions.append(action)
+                    self._actions.append(quiet[0])
                     turn = self._next[16 * seat + (self._live & ~self._passed & ~(1 << seat))]
                     if turn != _NO_SEAT:
                         self.turn = turn
-                        if quiet is not None and quiet[0] is action:
-                            return quiet
-                        return _new(Outcome, (action, cards, None, False, None, False, (), (), False, None, False, False))
-                    stuck = self._new_round(seat)
-                    return _new(Outcome, (action, cards, None, False, None, False, (), stuck, True, self.turn,
+                        return quiet
+                    stuck = self._new_round(seat)  # nobody left to answer it: a new round, led by this seat
+                    return _new(Outcome, (quiet[0], cards, None, False, None, False, (), stuck, True, self.turn,
                                           self.finished, False))
         self._check_seat(seat)
         combo = self._combo_of(seat, cards)
