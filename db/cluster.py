@@ -42,6 +42,9 @@ NOTIFY_LIMIT = 7900
 # much silence; its heartbeat runs several times within it.
 IDLE_SESSION_TIMEOUT_MS = 6000
 HEARTBEAT_TIMEOUT = 3.0
+LATE_REPLY_GRACE = 0.5
+"""After HEARTBEAT_TIMEOUT, how long the event loop gets to read a reply that
+came while it was stalled (a busy loop looks like a silent server from here)."""
 
 _NAMESPACE = "SELECT hashtext('tienlen-cluster:' || current_schema())"
 _CLAIM = """
@@ -151,10 +154,27 @@ class SlotLease:
         return cls(connection, namespace, Fence(slot, int(epoch)))
 
     async def heartbeat(self) -> None:
-        """Prove the session (and so the lock) is still alive, or raise LostSlot."""
+        """Prove the session (and so the lock) is still alive, or raise LostSlot.
+
+        Only a server silent for HEARTBEAT_TIMEOUT while this process runs
+        loses the slot: when the timeout fires late because the event loop was
+        stalled, a reply that arrived meanwhile is read first (LATE_REPLY_GRACE).
+        A session PostgreSQL ended during a long stall still shows as lost:
+        the connection is closed when it is next read.
+        """
         try:
             async with self._busy:
-                await asyncio.wait_for(self._connection.fetchval("SELECT 1"), HEARTBEAT_TIMEOUT)
+                query = asyncio.ensure_future(self._connection.fetchval("SELECT 1"))
+                try:
+                    done, _ = await asyncio.wait({query}, timeout=HEARTBEAT_TIMEOUT)
+                    if not done:
+                        done, _ = await asyncio.wait({query}, timeout=LATE_REPLY_GRACE)
+                    if not done:
+                        raise asyncio.TimeoutError(f"no answer to the heartbeat in {HEARTBEAT_TIMEOUT:g} s")
+                    query.result()
+                finally:
+                    if not query.done():
+                        query.cancel()
         except Exception as error:  # asyncpg has several kinds (a paused process sees odd states): all mean lost
             raise LostSlot(f"slot {self.slot}: {type(error).__name__}: {error}") from error
 

@@ -119,6 +119,26 @@ async def test_the_holder_learns_it_lost_its_session(pg: Database) -> None:
     await again.release()
 
 
+async def test_a_stalled_event_loop_does_not_lose_a_live_session(pg: Database, monkeypatch) -> None:
+    import time
+
+    import db.cluster
+
+    monkeypatch.setattr(db.cluster, "HEARTBEAT_TIMEOUT", 0.2)
+    lease = await _claim(pg)
+    assert lease is not None
+    try:
+        heartbeat = asyncio.create_task(lease.heartbeat())
+        # The loop stalls past the heartbeat's timeout (a long render, a GC pause) right after the
+        # heartbeat has started its clock and before its query is sent: the server is not silent,
+        # it has not been asked yet.
+        asyncio.get_running_loop().call_soon(time.sleep, 0.6)
+        await heartbeat  # no LostSlot: the answer after the stall counts
+        await lease.heartbeat()
+    finally:
+        await lease.release()
+
+
 async def test_forwarded_interactions_reach_the_slot_holder_small_and_large(pg: Database) -> None:
     lease = await _claim(pg, slot=1)
     assert lease is not None
