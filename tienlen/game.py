@@ -95,6 +95,15 @@ _QUIET_PLAYS = tuple(
 """[seat][mask]: what a single, pair, triple or four played on turn that leaves
 the round going returns, made once (as for passes): most plays are these, and
 two tuples a play are a sizeable share of a game's cost."""
+
+
+def _quiet_play(seat: int, combo: Combo) -> Outcome:
+    """The outcome of ``seat`` playing ``combo`` on turn with the round going on
+    (for the plays :data:`_QUIET_PLAYS` does not hold: runs)."""
+    return _new(Outcome, (_new(Action, ("play", seat, combo[1])), combo, None, False, None, False, (), (), False, None,
+                          False, False))
+
+
 _BIT_OF = tuple(1 << index for index in range(52))
 # Each step of random.shuffle on 52 cards, as (draws below, bits per draw, position).
 _SHUFFLE_STEPS = tuple((i + 1, (i + 1).bit_length(), i) for i in range(51, 0, -1))
@@ -478,8 +487,7 @@ class Game:
                     if not self._required or mask & self._required:
                         quiet = _QUIET_PLAYS[seat].get(mask)
                         if quiet is None or quiet[1] is not cards:
-                            quiet = _new(Outcome, (_new(Action, ("play", seat, mask)), cards, None, False, None, False,
-                                                   (), (), False, None, False, False))
+                            quiet = _quiet_play(seat, cards)
                         self._hands[seat] = rest
                         self._required = 0
                         self.top = cards
@@ -492,8 +500,7 @@ class Game:
                     # the seat on turn is never locked out, and only the first lead has a required card.
                     quiet = _QUIET_PLAYS[seat].get(mask)
                     if quiet is None or quiet[1] is not cards:
-                        quiet = _new(Outcome, (_new(Action, ("play", seat, mask)), cards, None, False, None, False,
-                                               (), (), False, None, False, False))
+                        quiet = _quiet_play(seat, cards)
                     self._hands[seat] = rest
                     self._chain_value = 0
                     self.top = cards
