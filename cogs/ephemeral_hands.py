@@ -21,7 +21,7 @@ from typing import Any, Callable
 import aiohttp
 import discord
 
-from cogs.hand_message import hand_edit, hand_fingerprint, picture_key
+from cogs.hand_message import hand_age, hand_edit, hand_fingerprint, is_older, picture_key
 from runtime.snapshot import HandSnapshot
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,7 @@ class _Shown:
     lang: str
     fingerprint: tuple[Any, ...]
     picture: tuple[int, int]
+    age: tuple[int, int]
     expires: float
 
 
@@ -60,7 +61,7 @@ class EphemeralHands:
         key = (hand.channel_id, interaction.user.id)
         previous = self._shown.get(key)
         self._shown[key] = _Shown(interaction, message_id, original, lang, hand_fingerprint(hand),
-                                  picture_key(hand), self._clock() + TOKEN_LIFETIME)
+                                  picture_key(hand), hand_age(hand), self._clock() + TOKEN_LIFETIME)
         if previous is not None and previous.message_id not in (None, message_id):
             self._delete_later(previous)
 
@@ -78,7 +79,7 @@ class EphemeralHands:
             del self._shown[key]
             return
         fingerprint = hand_fingerprint(hand)
-        if fingerprint == shown.fingerprint:
+        if fingerprint == shown.fingerprint or is_older(hand, shown.age):
             return
         kwargs = await hand_edit(hand, shown.lang, shown.picture)
         try:
@@ -94,7 +95,7 @@ class EphemeralHands:
                 del self._shown[key]
             log.debug("could not refresh an ephemeral hand at table %s: %s", hand.channel_id, error)
             return
-        shown.fingerprint, shown.picture = fingerprint, picture_key(hand)
+        shown.fingerprint, shown.picture, shown.age = fingerprint, picture_key(hand), hand_age(hand)
 
     def _delete_later(self, shown: _Shown) -> None:
         task = asyncio.create_task(self._delete_quietly(shown), name="delete-old-ephemeral-hand")

@@ -2,7 +2,8 @@
 what it shows, its picture, and the edit that brings it up to date.
 
 The picture is redrawn (and re-uploaded) only when the cards or the selection
-changed; the fingerprint says whether the message needs an edit at all.
+changed; the fingerprint says whether the message needs an edit at all, and
+the age keeps a message from going back to an older view of the game.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from cogs.presenter import hand_embed
 from runtime.snapshot import HandSnapshot
 from tienlen.cards import cards_of, mask_of
 
-__all__ = ["HAND_IMAGE", "hand_fingerprint", "picture_key", "hand_files", "hand_edit"]
+__all__ = ["HAND_IMAGE", "hand_fingerprint", "hand_age", "is_older", "picture_key", "hand_files", "hand_edit"]
 
 HAND_IMAGE = "hand.jpg"
 
@@ -28,6 +29,19 @@ def hand_fingerprint(hand: HandSnapshot) -> tuple[Any, ...]:
     """What a rendered hand message shows; equal fingerprints need no edit."""
     return (hand.game_id, mask_of(hand.cards), tuple(c.mask for c in hand.legal), hand.is_turn, hand.can_pass,
             hand.out_of_turn, hand.top, hand.in_play, hand.finished, mask_of(hand.selected))
+
+
+def hand_age(hand: HandSnapshot) -> tuple[int, int]:
+    """Which game and how far into it a hand view is (see :func:`is_older`)."""
+    return hand.game_id, hand.version
+
+
+def is_older(hand: HandSnapshot, shown_age: tuple[int, int] | None) -> bool:
+    """Whether ``hand`` is an older view of the game a message shows now.
+
+    Hand refreshes run in the background while a press is answered in the
+    foreground, so an older view can arrive last: it must not undo the newer one."""
+    return shown_age is not None and hand.game_id == shown_age[0] and hand.version < shown_age[1]
 
 
 def picture_key(hand: HandSnapshot) -> tuple[int, int]:

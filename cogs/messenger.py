@@ -24,7 +24,7 @@ import discord
 import db
 from cogs.components import hand_view, table_view
 from cogs.ephemeral_hands import EphemeralHands
-from cogs.hand_message import HAND_IMAGE, hand_edit, hand_files, hand_fingerprint, picture_key
+from cogs.hand_message import HAND_IMAGE, hand_age, hand_edit, hand_files, hand_fingerprint, is_older, picture_key
 from cogs.presenter import hand_embed, summary_embed, table_embed
 from cogs.rest_budget import ChannelBudget, Outages, is_outage
 from i18n import language_of, t
@@ -59,7 +59,9 @@ class Messenger:
         self._editors: dict[int, asyncio.Task[None]] = {}
         self._shown_top: dict[int, Any] = {}
         self._posted_summaries: set[int] = set()
-        self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...], tuple[int, int]]] = {}
+        # (table, player): the DM hand message, its fingerprint, picture and age (cogs.hand_message).
+        self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...], tuple[int, int],
+                                                       tuple[int, int]]] = {}
         self.dm_closed: set[tuple[int, int]] = set()
         self._dm_notice_due: set[tuple[int, int]] = set()
         self.ephemeral = EphemeralHands()
@@ -116,7 +118,7 @@ class Messenger:
         left showing stale cards and controls."""
         key = (channel_id, user_id)
         previous = self._dm_messages.get(key)
-        self._dm_messages[key] = (message, hand_fingerprint(hand), picture_key(hand))
+        self._dm_messages[key] = (message, hand_fingerprint(hand), picture_key(hand), hand_age(hand))
         if previous is not None and previous[0].id != message.id:
             task = asyncio.create_task(self._delete_quietly(previous[0]), name="delete-old-hand")
             self._cleanups.add(task)
@@ -145,7 +147,7 @@ class Messenger:
         self._latest_hands[key] = (hand, lang)
         fingerprint = hand_fingerprint(hand)
         previous = self._dm_messages.get(key)
-        if previous is not None and previous[1] == fingerprint:
+        if previous is not None and (previous[1] == fingerprint or is_older(hand, previous[3])):
             return
         try:
             if previous is not None:
@@ -154,7 +156,7 @@ class Messenger:
                 channel = await self._dm_channel(user_id)
                 message = await channel.send(embed=hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None),
                                              view=hand_view(hand, lang), files=await hand_files(hand))
-            self._dm_messages[key] = (message, fingerprint, picture_key(hand))
+            self._dm_messages[key] = (message, fingerprint, picture_key(hand), hand_age(hand))
             self.outages.recovered("DMs")
         except discord.Forbidden:
             self.dm_closed.add(key)

@@ -439,4 +439,8 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=True)
+        if from_dm and action not in ("cards", "clear"):
+            # The move was answered in the DM, so the runtime did not refresh this
+            # player's hand; an ephemeral view of it in the channel follows here.
+            await self.messenger.ephemeral.refresh(interaction.user.id, hand)
         await self._dm_notice(interaction, channel_id)

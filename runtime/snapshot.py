@@ -145,6 +145,9 @@ class HandSnapshot:
     selected: tuple[Card, ...] = field(default=())
     turn_name: str | None = None
     """Who is on turn (so a waiting player knows whom they wait for)."""
+    version: int = 0
+    """How many actions the game had when this view was made: of two views of
+    one game, the one with the smaller version is older."""
 
 
 def snapshot_of(
@@ -264,4 +267,5 @@ def hand_of(table: Table, seat: int, *, selected: tuple[Card, ...] = ()) -> Hand
         locale=table.game_seats[seat].locale,
         selected=tuple(card for card in selected if card in hand),
         turn_name=table.game_seats[game.turn].name if game.turn is not None else None,
+        version=len(game.actions),
     )

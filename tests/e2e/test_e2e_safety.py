@@ -9,7 +9,7 @@ import logging
 import re
 
 from i18n import t
-from tests.e2e.driver import TableDriver
+from tests.e2e.driver import YOUR_TURN, TableDriver
 from tests.e2e.test_e2e_full_game import open_table
 
 from tienlen.cards import cards_of
@@ -59,6 +59,26 @@ async def test_an_ephemeral_hand_follows_the_game_without_being_opened_again(fak
     assert driver.ephemeral_hands[closed.id] is view and not view.deleted
     refreshes = [r for r in fake.requests if r.key == "PATCH /webhooks/{app_id}/{token}/messages/{message_id}"]
     assert refreshes, "the view changed only through the player's own presses"
+
+
+async def test_a_move_made_in_the_dm_also_updates_an_open_ephemeral_view(fake_discord, start_bot, make_bot):
+    """A player with open DMs who also opened "My hand" in the channel, then
+    plays from the DM: the ephemeral view follows (it does not keep offering
+    the cards just played)."""
+    fake = fake_discord
+    bot = make_bot()
+    await start_bot(bot)
+    driver = await open_table(fake, fake.users[:3], "mien-nam")
+    leader = await driver.wait_for_human_turn()
+    dm = [message for message in fake.dm_messages(leader) if message.has_component_prefix("tl:h:")][-1]
+    view = (await fake.click(leader, driver.table, driver.custom_id("hand"))).message
+    shown_before = view.text()
+    driver.reopen_ephemeral = False
+    driver.ephemeral_hands[leader.id] = dm  # the message the driver plays from: the DM
+    assert await driver.play_turn(leader) == "played"  # the first lead: always a play
+    await fake.wait_for(lambda: view.text() != shown_before, what="the ephemeral view to follow the DM move")
+    assert YOUR_TURN in shown_before and YOUR_TURN not in view.text()
+    assert not [cid for cid in view.custom_ids() if cid.startswith("tl:h:quick:")]  # nothing to play from it now
 
 
 async def test_refusals_leave_the_game_unchanged(fake_discord, start_bot, make_bot):

@@ -1,0 +1,72 @@
+"""A private hand message never goes back to an older view of its game.
+
+Hand refreshes run in the background while a press is answered in the
+foreground, so the view made before a move can arrive after the one made
+after it. Each HandSnapshot carries the game's action count (its version);
+the DM and the ephemeral view refuse a view older than the one they show.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from cogs.ephemeral_hands import EphemeralHands
+from cogs.messenger import Messenger
+from runtime.snapshot import HandSnapshot, hand_of
+from tienlen import Game, classify
+from tienlen.table import Seat, Table
+
+CHANNEL, USER = 100, 1
+
+
+def three_views() -> tuple[HandSnapshot, HandSnapshot, HandSnapshot]:
+    """Seat 0's hand before the game's first play, after it, and after the reply."""
+    table = Table.create(channel_id=CHANNEL, guild_id=200, host=Seat.human(USER, "An"), rules_name="mien-nam", bet=10)
+    table.join(Seat.human(2, "Bao"))
+    game = Game(table.rules, ["3S 9H 10H", "4D 5D 6C"])
+    table.start_game(game, 1, now=0.0)
+    before = hand_of(table, 0)
+    game.play(0, classify("3S", table.rules))
+    after = hand_of(table, 0)
+    game.play(1, classify("4D", table.rules))
+    return before, after, hand_of(table, 0)
+
+
+def test_a_hand_view_counts_the_actions_of_its_game():
+    before, after, later = three_views()
+    assert (before.version, after.version, later.version) == (0, 1, 2)
+
+
+class FakeMessage:
+    """A DM or ephemeral hand message that records its edits."""
+
+    def __init__(self) -> None:
+        self.id = 555
+        self.edits: list[dict] = []
+
+    async def edit(self, **kwargs):
+        self.edits.append(kwargs)
+        return self
+
+
+async def test_a_dm_keeps_the_newer_view_when_an_older_refresh_comes_last():
+    before, after, later = three_views()
+    messenger = Messenger(bot=SimpleNamespace())
+    message = FakeMessage()
+    messenger.remember_dm(CHANNEL, USER, message, after)  # the press's own answer showed "after"
+    await messenger.send_hand_dm(USER, before, lang="en")  # the refresh queued before the press
+    assert message.edits == []
+    await messenger.send_hand_dm(USER, later, lang="en")  # a newer one is shown
+    assert len(message.edits) == 1
+
+
+async def test_an_ephemeral_view_keeps_the_newer_view_when_an_older_refresh_comes_last():
+    before, after, later = three_views()
+    message = FakeMessage()
+    interaction = SimpleNamespace(user=SimpleNamespace(id=USER), edit_original_response=message.edit)
+    views = EphemeralHands()
+    views.remember(interaction, after, lang="en", message_id=message.id)
+    await views.refresh(USER, before)
+    assert message.edits == []
+    await views.refresh(USER, later)
+    assert len(message.edits) == 1
