@@ -153,10 +153,15 @@ async def poll(predicate: Any, *, timeout: float, what: str) -> Any:
 
 
 async def _healthy(process: BotProcess) -> bool:
+    return await _health(process) == 200
+
+
+async def _health(process: BotProcess) -> int | None:
+    """The status of the process's /healthz, or None while it does not listen yet."""
     try:
-        return (await get(f"{process.metrics_url}/healthz"))[0] == 200
+        return (await get(f"{process.metrics_url}/healthz"))[0]
     except aiohttp.ClientError:
-        return False
+        return None
 
 
 async def test_three_processes_two_slots_dm_forwarding_and_failover(fake_discord, cluster_db):
@@ -168,7 +173,8 @@ async def test_three_processes_two_slots_dm_forwarding_and_failover(fake_discord
         holders = await wait_for_slots(fake, cluster_db, processes)
         standby = next(process for process in processes if process not in holders.values())
         assert standby.process.returncode is None
-        assert (await get(f"{standby.metrics_url}/healthz"))[0] == 503
+        # The standby may still be starting its metrics server when the other two hold their slots.
+        assert await poll(lambda: _health(standby), timeout=10, what="the standby's /healthz") == 503
         for holder in holders.values():
             await poll(lambda: _healthy(holder), timeout=10, what="a slot holder to be healthy")
 
