@@ -199,14 +199,14 @@ class Game:
     ) -> None:
         masks = [hand if type(hand) is int else as_mask(hand) for hand in hands]
         _check_hands(rules, masks)
-        if not first_game and (previous_winner is None or not 0 <= previous_winner < len(masks)):
-            raise ValueError("a later game needs the seat of the previous winner")
         self._start(rules, masks, first_game, previous_winner, seed)
 
     def _start(self, rules: RuleSet, masks: list[int], first_game: bool, previous_winner: int | None,
                seed: int | str | None) -> None:
         """Set up the game from checked hands (``masks``, one list the game keeps)."""
         players = len(masks)
+        if not first_game and (previous_winner is None or not 0 <= previous_winner < players):
+            raise ValueError("a later game needs the seat of the previous winner")
         self.rules = rules
         self.players = players
         self.first_game = first_game
@@ -277,8 +277,6 @@ class Game:
         # Dealing starts with the seat after the dealer (rules.deal_order): slot p
         # goes to seat (dealer + 1 + p) % count, a rotation of the slots.
         cut = count - (rules.dealer_seat + 1) % count
-        if not first_game and (previous_winner is None or not 0 <= previous_winner < count):
-            raise ValueError("a later game needs the seat of the previous winner")
         game = object.__new__(cls)
         game._start(rules, slots[cut:] + slots[:cut], first_game, previous_winner, seed)  # a deal needs no checks
         return game
@@ -541,10 +539,6 @@ class Game:
         if turn != _NO_SEAT:
             self.turn = turn
             return _QUIET_PASSES[seat]
-        if not self._forbid_two_finish:  # no leader can be stuck: a ready-made outcome
-            owner = self._owner
-            self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))  # type: ignore[operator]
-            return _ROUND_ENDING_PASSES[seat][self.turn]  # type: ignore[index]
         return self._end_round(_PASSES[seat], False)
 
     def timeout(self, seat: int) -> Outcome:
@@ -747,6 +741,8 @@ class Game:
         owner = self._owner
         assert owner is not None
         stuck = self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))
+        if not stuck and action is _PASSES[action[1]]:  # a plain pass: a ready-made outcome
+            return _ROUND_ENDING_PASSES[action[1]][self.turn]  # type: ignore[index]
         return _new(Outcome, (action, None, None, False, None, False, (), stuck, True, self.turn, self.finished, timed_out))
 
     def _advance(self, after: int, resume: int | None = None) -> tuple[bool, tuple[int, ...]]:

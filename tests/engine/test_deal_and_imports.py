@@ -2,6 +2,7 @@
 import one another without cycles, and each imports on its own."""
 
 import ast
+import dataclasses
 import pkgutil
 import random
 import subprocess
@@ -25,10 +26,13 @@ def test_shuffle_is_the_stdlib_shuffle(seed):
     assert _shuffled_deck(seed) == deck
 
 
+@pytest.mark.parametrize("dealer", range(5))
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_deal_hands_one_card_at_a_time_from_the_seat_after_the_dealer(players):
+def test_deal_hands_one_card_at_a_time_from_the_seat_after_the_dealer(players, dealer):
+    """RULES.md, dealing order: the cards go to the seat after the dealer first
+    (seat 1 when seat 0 deals), one at a time; undealt cards are set aside."""
+    rules = dataclasses.replace(RULESETS["mien-nam"], dealer_seat=dealer)
     for seed in list(range(50)) + SEEDS[-5:]:
-        rules = RULESETS["mien-nam"]
         deck = list(range(52))
         random.Random(seed).shuffle(deck)
         expected = [0] * players
