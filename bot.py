@@ -46,6 +46,8 @@ log = logging.getLogger("tienlen")
 EXIT_CONFIG = 78  # EX_CONFIG of sysexits.h
 EXIT_START_FAILED = 2
 EXIT_LOST_SLOT = 3
+_CONFIG_ERRORS = (discord.LoginFailure, discord.PrivilegedIntentsRequired)
+"""Start-up failures that only a change to the configuration fixes."""
 
 TOKEN_HELP = (
     "No Discord token: create an application at https://discord.com/developers/applications, "
@@ -257,10 +259,6 @@ def main(argv: list[str] | None = None) -> int:
     if bot.lost_slot:
         return EXIT_LOST_SLOT  # a supervisor restarts it; it comes back as a standby
     return 0
-
-
-_CONFIG_ERRORS = (discord.LoginFailure, discord.PrivilegedIntentsRequired)
-"""Start-up failures that only a change to the configuration fixes."""
 
 
 def start_up_failure(error: BaseException) -> str | None:

@@ -16,12 +16,12 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import aiohttp
 import discord
 
-from cogs.hand_message import hand_age, hand_edit, hand_fingerprint, is_older, picture_key
+from cogs.hand_message import ShownHand, hand_edit, needs_edit, shown_hand
 from runtime.snapshot import HandSnapshot
 
 log = logging.getLogger(__name__)
@@ -40,9 +40,7 @@ class _Shown:
     original: bool
     """Whether it is the interaction's own response (else a follow-up)."""
     lang: str
-    fingerprint: tuple[Any, ...]
-    picture: tuple[int, int]
-    age: tuple[int, int]
+    shows: ShownHand
     expires: float
 
 
@@ -60,8 +58,8 @@ class EphemeralHands:
         message ``message_id``: its own response, or a follow-up."""
         key = (hand.channel_id, interaction.user.id)
         previous = self._shown.get(key)
-        self._shown[key] = _Shown(interaction, message_id, original, lang, hand_fingerprint(hand),
-                                  picture_key(hand), hand_age(hand), self._clock() + TOKEN_LIFETIME)
+        self._shown[key] = _Shown(interaction, message_id, original, lang, shown_hand(hand),
+                                  self._clock() + TOKEN_LIFETIME)
         if previous is not None and previous.message_id not in (None, message_id):
             self._delete_later(previous)
 
@@ -78,10 +76,9 @@ class EphemeralHands:
         if self._clock() >= shown.expires:
             del self._shown[key]
             return
-        fingerprint = hand_fingerprint(hand)
-        if fingerprint == shown.fingerprint or is_older(hand, shown.age):
+        if not needs_edit(hand, shown.shows):
             return
-        kwargs = await hand_edit(hand, shown.lang, shown.picture)
+        kwargs = await hand_edit(hand, shown.lang, shown.shows)
         try:
             if shown.original:
                 await shown.interaction.edit_original_response(**kwargs)
@@ -95,7 +92,7 @@ class EphemeralHands:
                 del self._shown[key]
             log.debug("could not refresh an ephemeral hand at table %s: %s", hand.channel_id, error)
             return
-        shown.fingerprint, shown.picture, shown.age = fingerprint, picture_key(hand), hand_age(hand)
+        shown.shows = shown_hand(hand)
 
     def _delete_later(self, shown: _Shown) -> None:
         task = asyncio.create_task(self._delete_quietly(shown), name="delete-old-ephemeral-hand")

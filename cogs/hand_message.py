@@ -2,8 +2,8 @@
 what it shows, its picture, and the edit that brings it up to date.
 
 The picture is redrawn (and re-uploaded) only when the cards or the selection
-changed; the fingerprint says whether the message needs an edit at all, and
-the age keeps a message from going back to an older view of the game.
+changed; what a message shows (:class:`ShownHand`) says whether it needs an
+edit at all, and keeps it from going back to an older view of the game.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import discord
 
@@ -20,33 +20,39 @@ from cogs.presenter import hand_embed
 from runtime.snapshot import HandSnapshot
 from tienlen.cards import cards_of, mask_of
 
-__all__ = ["HAND_IMAGE", "hand_fingerprint", "hand_age", "is_older", "picture_key", "hand_files", "hand_edit"]
+__all__ = ["HAND_IMAGE", "ShownHand", "shown_hand", "needs_edit", "hand_files", "hand_message", "hand_edit"]
 
 HAND_IMAGE = "hand.jpg"
 
 
-def hand_fingerprint(hand: HandSnapshot) -> tuple[Any, ...]:
-    """What a rendered hand message shows; equal fingerprints need no edit."""
-    return (hand.game_id, mask_of(hand.cards), tuple(c.mask for c in hand.legal), hand.is_turn, hand.can_pass,
-            hand.out_of_turn, hand.top, hand.in_play, hand.finished, mask_of(hand.selected))
+class ShownHand(NamedTuple):
+    """What a hand message shows now, as far as its next edit cares."""
+
+    fingerprint: tuple[Any, ...]
+    """Everything the rendered message shows: equal fingerprints need no edit."""
+    picture: tuple[int, int]
+    """What the picture depends on: the cards and the selection."""
+    age: tuple[int, int]
+    """The game and how many actions it had (HandSnapshot.version)."""
 
 
-def hand_age(hand: HandSnapshot) -> tuple[int, int]:
-    """Which game and how far into it a hand view is (see :func:`is_older`)."""
-    return hand.game_id, hand.version
+def shown_hand(hand: HandSnapshot) -> ShownHand:
+    """The record of a message once it shows ``hand``."""
+    cards, selected = mask_of(hand.cards), mask_of(hand.selected)
+    fingerprint = (hand.game_id, cards, tuple(c.mask for c in hand.legal), hand.is_turn, hand.can_pass,
+                   hand.out_of_turn, hand.top, hand.in_play, hand.finished, selected)
+    return ShownHand(fingerprint, (cards, selected), (hand.game_id, hand.version))
 
 
-def is_older(hand: HandSnapshot, shown_age: tuple[int, int] | None) -> bool:
-    """Whether ``hand`` is an older view of the game a message shows now.
-
-    Hand refreshes run in the background while a press is answered in the
-    foreground, so an older view can arrive last: it must not undo the newer one."""
-    return shown_age is not None and hand.game_id == shown_age[0] and hand.version < shown_age[1]
-
-
-def picture_key(hand: HandSnapshot) -> tuple[int, int]:
-    """What the hand picture depends on: the cards and the selection."""
-    return mask_of(hand.cards), mask_of(hand.selected)
+def needs_edit(hand: HandSnapshot, shown: ShownHand) -> bool:
+    """Whether a message that shows ``shown`` should be edited to show ``hand``:
+    it shows something else, and not a newer view of the same game (hand
+    refreshes run in the background while a press is answered in the
+    foreground, so an older view can arrive last: it must not undo the newer one)."""
+    game_id, version = shown.age
+    if hand.game_id == game_id and hand.version < version:
+        return False
+    return shown_hand(hand).fingerprint != shown.fingerprint
 
 
 @lru_cache(maxsize=512)
@@ -60,17 +66,26 @@ async def hand_files(hand: HandSnapshot) -> list[discord.File]:
     """The hand picture (numbered cards matching the picker), drawn off the event loop."""
     if not hand.cards:
         return []
-    data = await asyncio.to_thread(_hand_picture, *picture_key(hand))
+    data = await asyncio.to_thread(_hand_picture, mask_of(hand.cards), mask_of(hand.selected))
     return [discord.File(io.BytesIO(data), filename=HAND_IMAGE)]
 
 
-async def hand_edit(hand: HandSnapshot, lang: str, shown_picture: tuple[int, int]) -> dict[str, Any]:
-    """Keyword arguments of the edit showing ``hand`` in a message whose
-    picture is ``shown_picture``; the picture stays when it did not change."""
+async def hand_message(hand: HandSnapshot, lang: str, *, notice: str | None = None) -> dict[str, Any]:
+    """Keyword arguments of a new message showing ``hand`` (embed, buttons, picture)."""
+    return {
+        "embed": hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None, notice=notice),
+        "view": hand_view(hand, lang),
+        "files": await hand_files(hand),
+    }
+
+
+async def hand_edit(hand: HandSnapshot, lang: str, shown: ShownHand) -> dict[str, Any]:
+    """Keyword arguments of the edit bringing a message that shows ``shown`` to
+    ``hand``; the picture stays when it did not change."""
     kwargs: dict[str, Any] = {
         "embed": hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None),
         "view": hand_view(hand, lang),
     }
-    if picture_key(hand) != shown_picture:
+    if shown_hand(hand).picture != shown.picture:
         kwargs["attachments"] = await hand_files(hand)
     return kwargs

@@ -22,10 +22,10 @@ import aiohttp
 import discord
 
 import db
-from cogs.components import hand_view, table_view
+from cogs.components import table_view
 from cogs.ephemeral_hands import EphemeralHands
-from cogs.hand_message import HAND_IMAGE, hand_age, hand_edit, hand_files, hand_fingerprint, is_older, picture_key
-from cogs.presenter import hand_embed, summary_embed, table_embed
+from cogs.hand_message import ShownHand, hand_edit, hand_message, needs_edit, shown_hand
+from cogs.presenter import summary_embed, table_embed
 from cogs.rest_budget import ChannelBudget, Outages, is_outage
 from i18n import language_of, t
 from runtime.snapshot import HandSnapshot, TableSnapshot
@@ -59,9 +59,8 @@ class Messenger:
         self._editors: dict[int, asyncio.Task[None]] = {}
         self._shown_top: dict[int, Any] = {}
         self._posted_summaries: set[int] = set()
-        # (table, player): the DM hand message, its fingerprint, picture and age (cogs.hand_message).
-        self._dm_messages: dict[tuple[int, int], tuple[discord.Message, tuple[Any, ...], tuple[int, int],
-                                                       tuple[int, int]]] = {}
+        # (table, player): the DM hand message and what it shows.
+        self._dm_messages: dict[tuple[int, int], tuple[discord.Message, ShownHand]] = {}
         self.dm_closed: set[tuple[int, int]] = set()
         self._dm_notice_due: set[tuple[int, int]] = set()
         self.ephemeral = EphemeralHands()
@@ -118,7 +117,7 @@ class Messenger:
         left showing stale cards and controls."""
         key = (channel_id, user_id)
         previous = self._dm_messages.get(key)
-        self._dm_messages[key] = (message, hand_fingerprint(hand), picture_key(hand), hand_age(hand))
+        self._dm_messages[key] = (message, shown_hand(hand))
         if previous is not None and previous[0].id != message.id:
             task = asyncio.create_task(self._delete_quietly(previous[0]), name="delete-old-hand")
             self._cleanups.add(task)
@@ -145,18 +144,16 @@ class Messenger:
         if key in self.dm_closed:
             return
         self._latest_hands[key] = (hand, lang)
-        fingerprint = hand_fingerprint(hand)
         previous = self._dm_messages.get(key)
-        if previous is not None and (previous[1] == fingerprint or is_older(hand, previous[3])):
+        if previous is not None and not needs_edit(hand, previous[1]):
             return
         try:
             if previous is not None:
-                message = await previous[0].edit(**await hand_edit(hand, lang, previous[2]))
+                message = await previous[0].edit(**await hand_edit(hand, lang, previous[1]))
             else:
                 channel = await self._dm_channel(user_id)
-                message = await channel.send(embed=hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None),
-                                             view=hand_view(hand, lang), files=await hand_files(hand))
-            self._dm_messages[key] = (message, fingerprint, picture_key(hand), hand_age(hand))
+                message = await channel.send(**await hand_message(hand, lang))
+            self._dm_messages[key] = (message, shown_hand(hand))
             self.outages.recovered("DMs")
         except discord.Forbidden:
             self.dm_closed.add(key)

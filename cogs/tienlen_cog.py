@@ -17,10 +17,10 @@ from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 import db
-from cogs.components import hand_view, table_view
-from cogs.hand_message import HAND_IMAGE, hand_files
+from cogs.components import table_view
+from cogs.hand_message import hand_message
 from cogs.messenger import Messenger
-from cogs.presenter import combo_name, hand_embed, table_embed
+from cogs.presenter import combo_name, table_embed
 from cogs.replies import edit_own, fail, lang_of, reply, within
 from cogs.rules_pages import rules_message, table_rules
 from i18n import language_of, number, t
@@ -91,17 +91,15 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _show_hand(self, interaction: discord.Interaction, hand: HandSnapshot, *, update: bool) -> None:
         lang = lang_of(interaction)
-        embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None)
-        view = hand_view(hand, lang)
-        files = await hand_files(hand)
+        message = await hand_message(hand, lang)
         if update:
-            await edit_own(interaction, embed=embed, view=view, files=files)
+            await edit_own(interaction, **message)
             if interaction.guild_id is None and interaction.message is not None:
                 self.messenger.remember_dm(hand.channel_id, interaction.user.id, interaction.message, hand)
             elif interaction.message is not None:
                 self.messenger.ephemeral.remember(interaction, hand, lang=lang, message_id=interaction.message.id)
         else:
-            self._remember_ephemeral(interaction, hand, await reply(interaction, embed=embed, view=view, files=files))
+            self._remember_ephemeral(interaction, hand, await reply(interaction, **message))
 
     def _remember_ephemeral(self, interaction: discord.Interaction, hand: HandSnapshot, sent: Any) -> None:
         """Hand the new ephemeral hand message to the messenger, which keeps it current."""
@@ -219,8 +217,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
                 hand = self.manager.hand(channel_id, interaction.user.id)
             except TableError:
                 return await reply(interaction, t(lang, key))
-            embed = hand_embed(hand, lang, image=HAND_IMAGE, notice=t(lang, "hand.dms_closed"))
-            return await reply(interaction, embed=embed, view=hand_view(hand, lang), files=await hand_files(hand))
+            return await reply(interaction, **await hand_message(hand, lang, notice=t(lang, "hand.dms_closed")))
         await reply(interaction, t(lang, key))
 
     @tienlen.command(name="end", description=_ls("Close the table (host or server manager)", "cmd.end"))
@@ -332,8 +329,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         self._note_locale(interaction, channel_id)
         hand = self.manager.hand(channel_id, interaction.user.id)
         notice = t(lang, "hand.dms_closed") if self.messenger.take_dm_notice(channel_id, interaction.user.id) else None
-        embed = hand_embed(hand, lang, image=HAND_IMAGE if hand.cards else None, notice=notice)
-        sent = await reply(interaction, embed=embed, view=hand_view(hand, lang), files=await hand_files(hand))
+        sent = await reply(interaction, **await hand_message(hand, lang, notice=notice))
         self._remember_ephemeral(interaction, hand, sent)
 
     # ---------------------------------------------------------------- help
