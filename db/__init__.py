@@ -15,6 +15,7 @@ from db.accounts import (
     record_leave_penalty,
     transfer,
 )
+from db.changes import ChangeReceipt, GameSettlement, NewGame, TableChange, commit_changes
 from db.connect import DEFAULT_URL
 from db.daily import claim_daily
 from db.dm_channels import dm_channel_of, remember_dm_channel
@@ -78,6 +79,11 @@ __all__ = [
     "Account",
     "ActionConflict",
     "BalanceChange",
+    "ChangeReceipt",
+    "GameSettlement",
+    "NewGame",
+    "TableChange",
+    "commit_changes",
     "DailyAlreadyClaimed",
     "DailyClaim",
     "Database",
