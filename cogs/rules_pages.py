@@ -42,8 +42,8 @@ class RulesButton(discord.ui.DynamicItem[discord.ui.Button], template=RULES_TEMP
 def _rules_of(interaction: discord.Interaction, source: str) -> RuleSet:
     if source in RULESETS:
         return RULESETS[source]
-    cog = interaction.client.get_cog("TienLenCog")  # type: ignore[attr-defined]
-    table = cog.manager.table(int(source.split("-", 1)[1])) if cog is not None else None
+    tables = getattr(interaction.client, "tables", None)
+    table = tables.table(int(source.split("-", 1)[1])) if tables is not None else None
     return table_rules(table) if table is not None else RULESETS["mien-nam"]
 
 

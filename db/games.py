@@ -434,3 +434,26 @@ def _json_text(value: Any) -> str:
         return json.dumps(value)
     except (TypeError, ValueError) as error:
         raise InvalidGame(f"action is not JSON-serializable: {error}") from error
+
+
+async def unposted_summaries(db: Database) -> list[StoredGame]:
+    """Finished games whose summary has not reached Discord yet, oldest first, with their actions."""
+    async with db.read() as session:
+        rows = list(
+            await session.scalars(
+                select(GameRow)
+                .where(GameRow.status == GameStatus.FINISHED.value, GameRow.summary_posted_at.is_(None))
+                .order_by(GameRow.id)
+            )
+        )
+        actions = await _actions_by_game(session, [row.id for row in rows])
+        return [_to_stored(row, actions.get(row.id, ())) for row in rows]
+
+
+async def mark_summary_posted(db: Database, game_id: int) -> None:
+    """The game's summary reached Discord (not posted again after a restart)."""
+    async with db.write() as session:
+        await session.execute(
+            update(GameRow).where(GameRow.id == game_id, GameRow.summary_posted_at.is_(None))
+            .values(summary_posted_at=utcnow())
+        )

@@ -489,3 +489,13 @@ async def _replayed(connection: HotConnection, game: _Game) -> Settlement:
             owed=figures.get("owed", amount),
         )
     return Settlement(game.id, dict(sorted(lines.items())), replayed=True)
+
+
+async def settlement_of(db: Database, game_id: int) -> Settlement | None:
+    """What the game's settlement paid (``replayed=True``), or None before it is settled."""
+    return await db.hot_write(_stored_settlement, game_id)
+
+
+async def _stored_settlement(connection: HotConnection, game_id: int) -> Settlement | None:
+    game = await _lock_game(connection, game_id)
+    return await _replayed(connection, game) if game.settled_at is not None else None
