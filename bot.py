@@ -24,10 +24,10 @@ import db
 from cogs.chips_cog import ChipsCog
 from cogs.cluster_routing import InteractionRouter
 from cogs.rest_budget import ChannelBudget, GlobalPace, rest_trace
-from cogs.components import DYNAMIC_ITEMS, HAND_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
+from cogs.components import component_handlers
+from cogs.custom_ids import TEMPLATES
 from cogs.messenger import Messenger
 from cogs.replies import fail, lang_of, reply
-from cogs.rules_pages import RULES_TEMPLATE, RulesButton
 from cogs.tienlen_cog import TienLenCog
 from cogs.translator import CatalogueTranslator
 from i18n import t
@@ -53,7 +53,7 @@ TOKEN_HELP = (
     "No Discord token: create an application at https://discord.com/developers/applications, "
     "add a Bot, copy its token into .env as DISCORD_TOKEN=... (see .env.example)."
 )
-_OUR_COMPONENTS = tuple(re.compile(template) for template in (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE))
+_OUR_COMPONENTS = tuple(re.compile(template) for template in TEMPLATES)
 
 
 class TienLenBot(commands.AutoShardedBot):
@@ -96,9 +96,10 @@ class TienLenBot(commands.AutoShardedBot):
         self.tables = TableService(self.database, self.settings, notifier=self.messenger, owns_guild=owns)
         self.messenger.tables = self.tables
         await self.tree.set_translator(CatalogueTranslator())
-        await self.add_cog(TienLenCog(self.tables, self.messenger))
+        game_cog = TienLenCog(self.tables, self.messenger)
+        await self.add_cog(game_cog)
         await self.add_cog(ChipsCog(self.database, self.settings))
-        self.add_dynamic_items(*DYNAMIC_ITEMS, RulesButton)
+        self.add_dynamic_items(*component_handlers(game_cog))
         self.tree.on_error = self._on_command_error
         self.router = InteractionRouter(self, self.tables, self.database, member=self.cluster, metrics=self.metrics)
         self.router.install()

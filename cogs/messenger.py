@@ -23,7 +23,7 @@ import aiohttp
 import discord
 
 import db
-from cogs.components import table_view
+from cogs.views import table_view
 from cogs.ephemeral_hands import EphemeralHands
 from cogs.hand_message import ShownHand, hand_edit, hand_message, needs_edit, shown_hand
 from cogs.presenter import summary_embed, table_embed

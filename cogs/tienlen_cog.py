@@ -1,4 +1,4 @@
-"""The /tienlen commands and the table/hand components: Discord in, runtime calls out.
+"""The /tienlen commands and the clicks on the bot's components: Discord in, runtime calls out.
 
 Each handler reads the interaction (who, where, which language), calls one
 :class:`runtime.service.TableService` coroutine, and formats the result.  No
@@ -17,7 +17,7 @@ from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 import db
-from cogs.components import table_view
+from cogs.views import table_view
 from cogs.hand_message import hand_message
 from cogs.messenger import Messenger
 from cogs.presenter import combo_name, table_embed
@@ -378,6 +378,17 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         await reply(interaction, embed=stats_embed(stats, target.display_name, lang_of(interaction)))
 
     # ---------------------------------------------------------- components
+    # (cogs.components hands every click here: this cog is their Controls)
+    async def on_rules_page(self, interaction: discord.Interaction, source: str, page: int) -> None:
+        """Previous / next page of a rules explanation."""
+        if source in RULESETS:
+            rules = RULESETS[source]
+        else:
+            table = self.tables.table(int(source.split("-", 1)[1]))
+            rules = table_rules(table) if table is not None else RULESETS["mien-nam"]
+        embed, view = rules_message(rules, source, page, lang_of(interaction))
+        await interaction.response.edit_message(embed=embed, view=view)
+
     async def on_table_button(self, interaction: discord.Interaction, action: str, channel_id: int) -> None:
         """A button on the public table message."""
         await self._note_locale(interaction, channel_id)

@@ -30,7 +30,6 @@ import secrets
 import time
 from typing import Any, Callable
 
-import db
 from runtime import steps
 from runtime.ai import AiRunner
 from runtime.outbox import NullNotifier, Notifier, Outbox
@@ -41,7 +40,7 @@ from runtime.settings import Settings
 from runtime.snapshot import TAKEN_OVER, Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
 from runtime.state import TableState
 from runtime.steps import Context, Step
-from runtime.store import Store
+from runtime.store import Database, Store
 from tienlen import Combo, parse_cards
 from tienlen.cards import Card, as_mask
 from tienlen.game import SeatView
@@ -81,7 +80,7 @@ async def _stored(commit: "asyncio.Future[Any]") -> tuple[Any, bool]:
 class TableService:
     def __init__(
         self,
-        database: "db.Database",
+        database: Database,
         settings: Settings,
         *,
         notifier: Notifier | None = None,

@@ -39,8 +39,9 @@ from tienlen.table import Phase, Seat
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Store", "Unavailable", "Refused", "StaleEpoch", "Restored", "StoredSummary"]
+__all__ = ["Store", "Database", "Unavailable", "Refused", "StaleEpoch", "Restored", "StoredSummary"]
 
+Database = db.Database
 StaleEpoch = db.StaleEpoch
 
 

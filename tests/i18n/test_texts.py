@@ -9,7 +9,7 @@ import re
 import discord
 import pytest
 
-from cogs.components import hand_view
+from cogs.views import hand_view
 from cogs.presenter import event_line, hand_embed, summary_embed, table_embed
 from i18n import t
 from runtime import snapshot
@@ -317,7 +317,7 @@ def test_hand_titles_and_quick_play_count_in_english():
     game.play(0, classify("3S", table.rules))
     hand = hand_of(table, 1)
     assert hand_embed(hand, "en").title == "Your hand (1 card)"
-    items = [child.item for child in hand_view(hand, "en").children]
+    items = list(hand_view(hand, "en").children)
     quick = next(item for item in items if item.custom_id.startswith("tl:h:quick"))
     assert quick.placeholder == "Quick play (1 legal play)…"
     assert hand_embed(hand, "vi").title == "Bài của bạn (1 lá)"
