@@ -13,6 +13,10 @@ Measured per move, in microseconds of this process's CPU:
   work around the step.
 
 Each figure is the median over ``--repeat`` runs of ``--games`` games.
+``--instructions`` counts instead the CPU instructions of a move through
+the service under valgrind's callgrind (steady where a shared machine's
+clock is not): two runs of different lengths, the difference divided by
+the difference in moves, so start-up and imports cancel out.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
+import subprocess
 import sys
 import time
 
@@ -62,7 +68,7 @@ def service() -> TableService:
     return tables
 
 
-async def games(count: int, seed: int) -> tuple[float, float, int]:
+async def games(count: int, seed: int, *, time_step: bool = True) -> tuple[float, float, int]:
     """(seconds in service.play, seconds in steps.apply, moves) over ``count`` games."""
     tables = service()
     rng = random.Random(seed)
@@ -87,10 +93,11 @@ async def games(count: int, seed: int) -> tuple[float, float, int]:
             plays = game.legal_plays(seat)
             choice = rng.randrange(len(plays) + (1 if game.can_pass(seat) else 0))
             command = steps.Play(user_id=user, cards=plays[choice]) if choice < len(plays) else steps.Pass(user_id=user)
-            context = tables._context()
-            started = clock()
-            steps.apply(state, command, context)
-            step_time += clock() - started
+            if time_step:
+                context = tables._context()
+                started = clock()
+                steps.apply(state, command, context)
+                step_time += clock() - started
             started = clock()
             if isinstance(command, steps.Play):
                 await tables.play(CHANNEL, user, command.cards)
@@ -104,11 +111,33 @@ async def games(count: int, seed: int) -> tuple[float, float, int]:
     return service_time, step_time, moves
 
 
+def instructions(games_count: int) -> tuple[int, int]:
+    """(instructions, moves) of a run of ``games_count`` games in a child under callgrind."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+               "--child", str(games_count)]
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+                            check=True)
+    moves = int(re.search(r"moves (\d+)", result.stdout).group(1))
+    return int(re.search(r"Collected : (\d+)", result.stderr).group(1)), moves
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child is not None:
+        _, _, moves = asyncio.run(games(args.child, seed=1, time_step=False))
+        print(f"moves {moves}")
+        return
+    if args.instructions:
+        short, short_moves = instructions(args.games // 4)
+        long, long_moves = instructions(args.games)
+        print(f"service (TableService.play): {(long - short) / (long_moves - short_moves):,.0f} instructions a move "
+              f"({long_moves - short_moves} moves)")
+        return
     service_us, step_us = [], []
     moves = 0
     for run in range(args.repeat):

@@ -2,7 +2,8 @@
 
 After every commit the service hands the table's new state to
 :meth:`Scheduler.committed`.  The scheduler asks :func:`runtime.steps.owner_of`
-who owns the next change and keeps exactly one waiter per table for it:
+who owns the next change and keeps exactly one plan per table for it (a
+timer while the owner waits, then a task that makes the change):
 
 * a human on turn: their deadline (the commit's time plus the turn time);
   when it passes, a :class:`~runtime.steps.TimeOut` step;
@@ -12,10 +13,10 @@ who owns the next change and keeps exactly one waiter per table for it:
 * a finished game: its settlement, then the table moving on (at once);
 * a lobby or a finished table: closing it once nobody touched it for a while.
 
-Nothing is remembered in one-shot tasks: a waiter whose step cannot be
+Nothing is remembered in one-shot tasks: a plan whose step cannot be
 stored (the database is down) tries again with capped backoff until it
 lands, and a commit that changes what the table waits for replaces the
-waiter.  A step that no longer applies (:class:`~runtime.steps.Stale`) is
+plan.  A step that no longer applies (:class:`~runtime.steps.Stale`) is
 dropped: the commit that made it stale has planned what comes next.
 """
 
@@ -48,19 +49,31 @@ Decide = Callable[[SeatView, str], Awaitable["int | None"]]
 
 @dataclass
 class Plan:
-    """One table's owner of its next change, and the waiter that acts for it."""
+    """One table's owner of its next change, and what acts for it: a timer
+    while the owner waits (a deadline, the AI's pause, an idle table), then
+    a task that makes the change and stores it."""
 
     owner: Owner
     key: tuple
     deadline: float | None = None
     """When a human on turn times out (epoch seconds)."""
-    waiter: asyncio.Task[None] | None = None
+    timer: asyncio.TimerHandle | None = None
+    task: asyncio.Task[None] | None = None
     helpers: list[asyncio.Task[None]] = field(default_factory=list)
     """Out-of-turn chop decisions of AI seats."""
 
+    @property
+    def alive(self) -> bool:
+        """Something will act for the owner: a pending timer or a running task."""
+        if self.task is not None:
+            return not self.task.done()
+        return self.timer is not None and not self.timer.cancelled()
+
     def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
         current = asyncio.current_task()
-        for task in [self.waiter, *self.helpers]:
+        for task in [self.task, *self.helpers]:
             if task is not None and task is not current:
                 task.cancel()
 
@@ -109,25 +122,36 @@ class Scheduler:
             return  # nothing it waits for changed (a message id, a language)
         if current is not None:
             current.cancel()
-        plan = Plan(owner=owner, key=key)
-        if owner.kind == "human":
-            plan.deadline = self.clock() + state.table.turn_seconds
-        self._plans[channel_id] = plan
+        plan = self._plans[channel_id] = Plan(owner=owner, key=key)
         if self._closing:
             return
-        plan.waiter = asyncio.create_task(self._wait(channel_id, state, plan), name=f"table-{channel_id}-{owner.kind}")
+        loop = asyncio.get_running_loop()
+        kind = owner.kind
+        if kind == "human":
+            plan.deadline = self.clock() + state.table.turn_seconds
+            plan.timer = loop.call_later(state.table.turn_seconds, self._act, channel_id, state, plan)
+        elif kind == "ai":
+            plan.timer = loop.call_later(self.ai_delay, self._act, channel_id, state, plan)
+        elif kind == "idle":
+            wait = max(0.0, state.last_activity + self.idle_seconds - self.clock())
+            plan.timer = loop.call_later(wait, self._act, channel_id, state, plan)
+        else:  # settle, conclude: at once
+            self._act(channel_id, state, plan)
         for seat in owner.chop_watchers:
             plan.helpers.append(asyncio.create_task(self._chop(channel_id, state, seat), name=f"table-{channel_id}-chop"))
 
-    async def _wait(self, channel_id: int, state: TableState, plan: Plan) -> None:
+    def _act(self, channel_id: int, state: TableState, plan: Plan) -> None:
+        """The owner's time has come: make its change, in a task of its own."""
+        plan.task = asyncio.create_task(self._change(channel_id, state, plan),
+                                        name=f"table-{channel_id}-{plan.owner.kind}")
+
+    async def _change(self, channel_id: int, state: TableState, plan: Plan) -> None:
         owner = plan.owner
         if owner.kind == "human":
-            assert plan.deadline is not None and owner.game_id is not None
-            await self._sleep_until(plan.deadline)
+            assert owner.game_id is not None
             await self.land(channel_id, TimeOut(game_id=owner.game_id, version=owner.version), plan)
         elif owner.kind == "ai":
             assert owner.seat is not None and owner.game_id is not None
-            await asyncio.sleep(self.ai_delay)
             mask = await self._ai_decision(state, owner.seat)
             await self.land(channel_id, AiMove(game_id=owner.game_id, version=owner.version, seat=owner.seat,
                                                mask=mask), plan)
@@ -136,7 +160,6 @@ class Scheduler:
         elif owner.kind == "conclude":
             await self.land(channel_id, Conclude(), plan)
         elif owner.kind == "idle":
-            await self._sleep_until(state.last_activity + self.idle_seconds)
             await self.land(channel_id, IdleClose(), plan)
 
     async def _chop(self, channel_id: int, state: TableState, seat: int) -> None:
@@ -151,11 +174,6 @@ class Scheduler:
         assert table.game is not None
         level = table.game_seats[seat].ai_level or "normal"
         return await self._decide(table.game.view(seat), level)
-
-    async def _sleep_until(self, when: float) -> None:
-        delay = when - self.clock()
-        if delay > 0:
-            await asyncio.sleep(delay)
 
     # --------------------------------------------------------------- landing
     async def land(self, channel_id: int, command: "steps.Command", plan: Plan | None = None) -> None:
@@ -189,7 +207,10 @@ class Scheduler:
     async def close(self) -> None:
         self._closing = True
         plans = list(self._plans.values())
-        tasks = [task for plan in plans for task in (plan.waiter, *plan.helpers) if task is not None]
+        for plan in plans:
+            if plan.timer is not None:
+                plan.timer.cancel()
+        tasks = [task for plan in plans for task in (plan.task, *plan.helpers) if task is not None]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -198,7 +219,7 @@ class Scheduler:
 
 
 def _key(owner: Owner, state: TableState) -> tuple:
-    """What a plan is for: a new key means a new waiter."""
+    """What a plan is for: a new key means a new plan."""
     if owner.kind == "idle":
         return ("idle", state.last_activity)
     return (owner.kind, owner.game_id, owner.version, owner.seat, state.table.game_seats[owner.seat].afk

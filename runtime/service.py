@@ -101,6 +101,8 @@ class TableService:
                                    ai_delay=settings.ai_delay_seconds, idle_seconds=settings.idle_minutes * 60)
         self._active = 0
         """Steps in flight."""
+        self._actor_hand: HandSnapshot | None = None
+        """The hand of the player whose move was just published (their answer shows it)."""
         # Shuffles are unpredictable unless a test asks for reproducible deals.
         self._seeds = random.Random(settings.deal_seed) if settings.deal_seed is not None else None
 
@@ -219,6 +221,8 @@ class TableService:
         if game is not None and kept.table.game_id is not None:
             hands = {seat: hand_of(kept, seat, deadline=snapshot.deadline) for seat in sorted(seats)
                      if not kept.table.game_seats[seat].is_ai}
+            if step.actor is not None and step.actor in hands:
+                self._actor_hand = hands[step.actor]  # the answer to the actor's own press shows it too
         self.outbox.publish(snapshot, dealt=step.dealt, hands=hands, summary=summary)
         if step.dealt:
             log.info("table %s: game %s started (%s, %d seats)", channel_id, kept.table.game_id,
@@ -368,6 +372,9 @@ class TableService:
         """The actor's hand right after their own move (the table may have moved on since)."""
         state = step.state
         assert state is not None and step.actor is not None
+        made, self._actor_hand = self._actor_hand, None
+        if made is not None and made.channel_id == channel_id and made.version == len(state.table.game.actions):
+            return made
         return hand_of(state, step.actor, deadline=self.scheduler.deadline(channel_id))
 
     async def _decide(self, view: SeatView, level: str) -> int | None:

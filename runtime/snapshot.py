@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["Event", "TAKEN_OVER", "SeatInfo", "TableSnapshot", "HandSnapshot", "GameSummary", "PaymentLine", "snapshot_of", "hand_of"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened at a table, for the announcement line.
 
@@ -46,7 +46,7 @@ TAKEN_OVER = "takeover"
 a restart and a failover to another process look alike from here."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeatInfo:
     index: int
     name: str
@@ -64,7 +64,7 @@ class SeatInfo:
     ready: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PaymentLine:
     payer: str
     payee: str
@@ -74,7 +74,7 @@ class PaymentLine:
     """Chips moved for it (False when an AI seat pays or is paid: AI seats hold no chips)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameSummary:
     """The public end-of-game result."""
 
@@ -92,7 +92,7 @@ class GameSummary:
     rake_percent: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TableSnapshot:
     channel_id: int
     guild_id: int
@@ -124,7 +124,7 @@ class TableSnapshot:
         return self.seats[index].name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandSnapshot:
     """One player's private view: their cards and what they may do now."""
 

@@ -49,8 +49,20 @@ class TableState:
         return self.table.game if self.table.phase is Phase.PLAYING else None
 
     def edit(self, **changes: Any) -> "TableState":
-        """A copy to change: the table (and its game) copied, ``changes`` applied."""
-        return replace(self, table=self.table.copy(), locales=dict(self.locales), **changes)
+        """A copy to change: the table (and its game) copied, ``changes`` applied.
+
+        Made by hand, not with ``dataclasses.replace`` (a sixth of its cost: a
+        step makes one on every move); the fields are this class's own."""
+        other = object.__new__(TableState)
+        fields = other.__dict__
+        fields.update(self.__dict__)
+        fields["table"] = self.table.copy()
+        fields["locales"] = dict(self.locales)
+        for name, value in changes.items():
+            if name not in fields:
+                raise TypeError(f"TableState has no field {name!r}")
+            fields[name] = value
+        return other
 
     def locale_of(self, user_id: int | None) -> str:
         return self.locales.get(user_id, "en-US") if user_id is not None else "en-US"

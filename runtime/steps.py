@@ -507,8 +507,9 @@ def _chop_watchers(table: Table) -> set[int]:
     """Humans not on turn who may chop out of turn now (their controls must offer it)."""
     game = table.game
     assert game is not None
-    return {seat for seat, info in enumerate(table.game_seats)
-            if not info.played_by_ai and game.can_play_out_of_turn(seat)}
+    if all(info.played_by_ai for info in table.game_seats):
+        return set()
+    return {seat for seat in game.out_of_turn_seats() if not table.game_seats[seat].played_by_ai}
 
 
 def _settlement(table: Table, game_id: int | None) -> SettleGame:
@@ -571,7 +572,7 @@ def owner_of(state: TableState) -> Owner:
                      version=len(game.actions))
     seat = game.turn
     assert seat is not None
-    watchers = tuple(other for other, info in enumerate(table.game_seats)
-                     if other != seat and info.played_by_ai and game.can_play_out_of_turn(other))
+    ai_seats = {other for other, info in enumerate(table.game_seats) if other != seat and info.played_by_ai}
+    watchers = tuple(other for other in game.out_of_turn_seats() if other in ai_seats) if ai_seats else ()
     kind = "ai" if table.game_seats[seat].played_by_ai else "human"
     return Owner(kind=kind, seat=seat, version=len(game.actions), game_id=table.game_id, chop_watchers=watchers)

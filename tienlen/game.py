@@ -496,6 +496,19 @@ class Game:
         """Whether ``seat`` (not on turn) holds a chop it may play right now."""
         return seat != self.turn and bool(self.legal_plays(seat))
 
+    def out_of_turn_seats(self) -> tuple[int, ...]:
+        """The seats not on turn that hold a chop they may play right now.
+
+        >>> game = Game(RULESETS["mien-nam"], ["3S 4S", "2H 5D", "10S JS", "6S 6C 7S 7C 8S 8C 9S 9C"])
+        >>> _ = game.play(0, "3S"); game.out_of_turn_seats()
+        ()
+        >>> _ = game.play(1, "2H"); game.turn, game.out_of_turn_seats()  # seat 3 may chop the 2 now
+        (2, (3,))
+        """
+        if self.top is None or self.finished or not self.rules.four_pairs_out_of_turn:
+            return ()
+        return tuple(seat for seat in range(self.players) if seat != self.turn and self.legal_plays(seat))
+
     # ---------------------------------------------------------------- actions
     def play(self, seat: int, cards: "Combo | Sequence[Card] | str | int") -> Outcome:
         """Play ``cards`` from ``seat``'s hand; raises :class:`IllegalPlayError`.

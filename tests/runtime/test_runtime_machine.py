@@ -219,7 +219,7 @@ class TablesUnderFaults(RuleBasedStateMachine):
             assert plan is not None and plan.owner == owner_of(state)
             if state.table.phase is Phase.PLAYING:
                 assert plan.owner.kind in ("human", "ai", "settle", "conclude")
-                assert plan.waiter is not None and not plan.waiter.done()
+                assert plan.alive
 
 
 @pytest.fixture(autouse=True)

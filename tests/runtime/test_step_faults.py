@@ -54,7 +54,7 @@ def assert_one_owner(harness: Harness) -> None:
         assert plan is not None and plan.owner == owner_of(state)
         if state.table.phase is Phase.PLAYING:
             assert plan.owner.kind in ("human", "ai", "settle", "conclude")
-            assert plan.waiter is not None and not plan.waiter.done()
+            assert plan.alive
             assert (plan.deadline is not None) == (plan.owner.kind == "human")
 
 
