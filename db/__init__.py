@@ -15,7 +15,7 @@ from db.accounts import (
     record_leave_penalty,
     transfer,
 )
-from db.changes import ChangeReceipt, GameSettlement, NewGame, TableChange, commit_changes
+from db.changes import NOTHING_NEW, ChangeReceipt, GameSettlement, NewGame, TableChange, commit_changes
 from db.connect import DEFAULT_URL
 from db.daily import claim_daily
 from db.dm_channels import dm_channel_of, remember_dm_channel
@@ -78,6 +78,7 @@ from db.validation import MAX_AMOUNT
 __all__ = [
     "DEFAULT_URL",
     "MAX_AMOUNT",
+    "NOTHING_NEW",
     "Account",
     "ActionConflict",
     "BalanceChange",

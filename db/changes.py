@@ -118,11 +118,11 @@ async def commit_changes(db: Database, changes: Sequence[TableChange]) -> list[C
     Raises (nothing stored) when the database fails or the cluster fence
     refuses this process; see the module docstring for refused changes.
     """
-    results: list[ChangeReceipt | DbError] = [ChangeReceipt()] * len(changes)
-    batch: list[tuple[int, _Encoded]] = []
+    results: list[ChangeReceipt | DbError] = [NOTHING_NEW] * len(changes)
+    batch: list[_Item] = []
     for index, change in enumerate(changes):
         try:
-            batch.append((index, _prepared(change)))
+            batch.append((index, change, _checked(change)))
         except DbError as error:
             results[index] = error
     stored: list[tuple[int, ChangeReceipt | DbError]] | None = None
@@ -147,8 +147,20 @@ async def commit_changes(db: Database, changes: Sequence[TableChange]) -> list[C
     return results
 
 
-def _prepared(change: TableChange) -> TableChange:
-    """The change checked (InvalidGame and friends before any SQL), actions encoded."""
+NOTHING_NEW = ChangeReceipt()
+"""The receipt of a change that created no game and settled none (most of them: moves)."""
+
+_Item = tuple[int, TableChange, list[tuple[int, int, str]]]
+"""A change of the batch: its place in the call, the change, its actions as (game_id, seq, JSON text)."""
+
+
+def _checked(change: TableChange) -> list[tuple[int, int, str]]:
+    """Check the change (InvalidGame and friends before any SQL); its actions encoded."""
+    if change.state is None and change.new_game is None and change.settle is None and change.abort is None \
+            and not change.delete:  # a move: its actions are all there is to check
+        if change.game_id is None:
+            raise InvalidGame("actions need a game")
+        return encode_actions([(change.game_id, seq, action) for seq, action in change.actions])
     require_id(change.channel_id, what="channel_id")
     require_id(change.guild_id, what="guild_id")
     if change.new_game is not None and (change.game_id is not None or change.actions):
@@ -165,17 +177,7 @@ def _prepared(change: TableChange) -> TableChange:
                                 change.settle.rake_percent)
     if change.state is not None and change.delete:
         raise InvalidGame("a change cannot both save and delete its table")
-    actions = encode_actions([(change.game_id, seq, action) for seq, action in change.actions])
-    return _Encoded(**{name: getattr(change, name) for name in _FIELDS}, encoded=tuple(actions))
-
-
-_FIELDS = tuple(TableChange.__dataclass_fields__)
-
-
-@dataclass(frozen=True)
-class _Encoded(TableChange):
-    encoded: tuple[tuple[int, int, str], ...] = ()
-    """The actions as (game_id, seq, JSON text)."""
+    return encode_actions([(change.game_id, seq, action) for seq, action in change.actions])
 
 
 def _check_new_game(game: NewGame) -> None:
@@ -185,24 +187,26 @@ def _check_new_game(game: NewGame) -> None:
     validated_seats(game.seats)
 
 
-async def _commit_batch(
-    connection: HotConnection, batch: Sequence[tuple[int, _Encoded]]
-) -> list[tuple[int, ChangeReceipt | DbError]]:
+async def _commit_batch(connection: HotConnection, batch: Sequence[_Item]) -> list[tuple[int, ChangeReceipt | DbError]]:
     """The batch's transaction (in :meth:`Database.hot_write`)."""
     refused = await _store_actions(connection, batch)
     outcomes: list[tuple[int, ChangeReceipt | DbError]] = []
-    now = utcnow()
-    for index, change in batch:
+    now = None
+    for index, change, _ in batch:
         if index in refused:
             outcomes.append((index, refused[index]))
-            continue
-        outcomes.append((index, await _store_rest(connection, change, now)))
+        elif change.state is None and change.new_game is None and change.settle is None and change.abort is None \
+                and not change.delete:
+            outcomes.append((index, NOTHING_NEW))  # a move: its action is all of it
+        else:
+            now = now or utcnow()
+            outcomes.append((index, await _store_rest(connection, change, now)))
     return outcomes
 
 
-async def _store_actions(connection: HotConnection, batch: Sequence[tuple[int, _Encoded]]) -> dict[int, DbError]:
+async def _store_actions(connection: HotConnection, batch: Sequence[_Item]) -> dict[int, DbError]:
     """Every change's actions in one go; the changes not all of whose actions were stored."""
-    items = [(index, item) for index, change in batch for item in change.encoded]
+    items = [(index, item) for index, _, encoded in batch for item in encoded]
     if not items:
         return {}
     errors = await actions_in_transaction(connection, [item for _, item in items])
@@ -213,7 +217,7 @@ async def _store_actions(connection: HotConnection, batch: Sequence[tuple[int, _
     return refused
 
 
-async def _store_rest(connection: HotConnection, change: _Encoded, now: Any) -> ChangeReceipt:
+async def _store_rest(connection: HotConnection, change: TableChange, now: Any) -> ChangeReceipt:
     game_id = change.game_id
     if change.new_game is not None:
         game_id = await _create_game(connection, change, now)
@@ -234,6 +238,8 @@ async def _store_rest(connection: HotConnection, change: _Encoded, now: Any) -> 
             "p_game": table_game, "p_now": now})
     if change.delete:
         await connection.rows(_DELETE_TABLE, {"p_channel": change.channel_id})
+    if change.new_game is None and settlement is None:
+        return NOTHING_NEW
     return ChangeReceipt(game_id=game_id if change.new_game is not None else None, settlement=settlement)
 
 
@@ -254,7 +260,7 @@ _CREATE_GAME = HotStatement(
 )
 
 
-async def _create_game(connection: HotConnection, change: _Encoded, now: Any) -> int:
+async def _create_game(connection: HotConnection, change: TableChange, now: Any) -> int:
     game = change.new_game
     assert game is not None
     row = await connection.first(_CREATE_GAME, {

@@ -221,6 +221,10 @@ class Store:
 # --------------------------------------------------------------- translation
 def table_change(channel_id: int, guild_id: int, records: Sequence[Record]) -> "db.TableChange":
     """One step's records as the database's change of one table."""
+    if len(records) == 1 and type(records[0]) is AppendAction:  # a move: most steps
+        move = records[0]
+        return db.TableChange(channel_id=channel_id, guild_id=guild_id, game_id=move.game_id,
+                              actions=((move.seq, move.action),))
     fields: dict[str, Any] = {"channel_id": channel_id, "guild_id": guild_id}
     actions: list[tuple[int, Any]] = []
     for record in records:
@@ -262,7 +266,12 @@ def _same_game(fields: dict[str, Any], game_id: int) -> None:
         raise ValueError("one step's records name two games")
 
 
+_NOTHING_NEW = Receipt()
+
+
 def _receipt(result: "db.ChangeReceipt") -> Receipt:
+    if result is db.NOTHING_NEW:
+        return _NOTHING_NEW
     return Receipt(game_id=result.game_id,
                    payout=_payout(result.settlement) if result.settlement is not None else None)
 

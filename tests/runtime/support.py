@@ -50,7 +50,7 @@ class FaultyDatabase(db.Database):
 
     async def hot_write(self, body: Any, *args: Any) -> Any:
         if body is db.changes._commit_batch:
-            kinds = {kind for _, change in args[0] for kind in change.kinds}
+            kinds = {kind for _, change, _ in args[0] for kind in change.kinds}
         else:
             kinds = {"settlement"} if body.__name__ == "settle_in_transaction" else {"other"}
         if not self._fails(kinds):
