@@ -155,12 +155,12 @@ async def test_idle_lobby_closes_itself(fake_discord, start_bot, make_bot):
 
 async def test_a_game_in_progress_is_never_closed_by_idleness(fake_discord, start_bot, make_bot):
     fake = fake_discord
-    bot = make_bot(idle_minutes=0.01)
+    bot = make_bot(idle_minutes=0.04)  # 2.4 s: time enough to open the table on a busy machine
     await start_bot(bot)
     driver = await open_table(fake, fake.users[:2], "mien-nam")
     import asyncio
 
-    await asyncio.sleep(1.5)
+    await asyncio.sleep(3.0)
     assert live_table(bot, driver) is not None and driver.phase() == "playing"
 
 
