@@ -105,18 +105,14 @@ _new = tuple.__new__
 assert Action._fields == ("kind", "seat", "mask")
 assert Outcome._fields == ("action", "combo", "chop", "out_of_turn", "went_out", "finish_penalty", "frozen", "stuck",
                            "round_over", "leader", "finished", "timed_out_pass")
-_OUTCOME_DEFAULTS = tuple(Outcome._field_defaults[name] for name in Outcome._fields[3:])
-
-
-def _play_action(seat: int, mask: int) -> Action:
-    """``Action(kind="play", seat=seat, mask=mask)``, made fast."""
-    return _new(Action, ("play", seat, mask))
+assert tuple(Outcome._field_defaults[name] for name in Outcome._fields[3:]) == (
+    False, None, False, (), (), False, None, False, False)  # what the helpers write out after chop
 
 
 def _plain_play(action: Action, combo: Combo, chop: ChopEvent | None) -> Outcome:
     """``Outcome(action=action, combo=combo, chop=chop)``, made fast: a play on
     turn with the round going on."""
-    return _new(Outcome, (action, combo, chop, *_OUTCOME_DEFAULTS))
+    return _new(Outcome, (action, combo, chop, False, None, False, (), (), False, None, False, False))
 
 
 def _round_ending_play(action: Action, combo: Combo, chop: ChopEvent | None, stuck: tuple[int, ...], leader: int | None,
@@ -129,7 +125,8 @@ def _round_ending_play(action: Action, combo: Combo, chop: ChopEvent | None, stu
 def _quiet_play(seat: int, combo: Combo) -> Outcome:
     """The outcome of ``seat`` playing ``combo`` on turn with the round going on
     (for the plays :data:`_QUIET_PLAYS` does not hold: runs)."""
-    return _plain_play(_play_action(seat, combo[1]), combo, None)
+    return _new(Outcome, (_new(Action, ("play", seat, combo[1])), combo, None, False, None, False, (), (), False, None,
+                          False, False))
 
 
 _BIT_OF = tuple(1 << index for index in range(52))
@@ -562,7 +559,8 @@ class Game:
             raise IllegalPlayError(
                 "you cannot go out with a 2 or a four of a kind", code="finish_on_two"
             )
-        return self._apply_play(seat, combo, _play_action(seat, combo[1]), out_of_turn)
+        action = _new(Action, ("play", seat, combo[1]))  # Action(kind="play", seat=seat, mask=...), made fast
+        return self._apply_play(seat, combo, action, out_of_turn)
 
     def can_pass(self, seat: int) -> bool:
         """Whether ``seat`` may pass now: on turn, with a play to answer (the
@@ -578,7 +576,7 @@ class Game:
 
     def pass_turn(self, seat: int) -> Outcome:
         """Pass: ``seat`` is locked out until the round ends."""
-        if not (seat == self.turn and self.top is not None):  # can_pass, inline: every pass asks
+        if seat != self.turn or self.top is None:  # not can_pass(seat), inline: every pass asks
             self._check_seat(seat)
             self._check_turn(seat)
             raise IllegalPlayError("you lead this round, so you cannot pass", code="lead_cannot_pass")
