@@ -25,8 +25,10 @@ from runtime.outbox import Undelivered
 from runtime.service import TableService
 from runtime.settings import Settings
 from runtime.state import TableState
+from runtime.steps import owner_of
 from runtime.store import Store
 from tienlen import Combo
+from tienlen.table import Phase
 
 GUILD = 7_000
 CHANNEL = 8_000
@@ -218,6 +220,18 @@ class Harness:
                 continue
             await self.play_lowest(channel_id)
         raise AssertionError("the game did not end")
+
+
+def assert_one_owner(service: TableService) -> None:
+    """Every running game has exactly one live owner of its next move: a human
+    with a deadline, or a timer or task about to make the change."""
+    for state in service.registry:
+        plan = service.scheduler.plan(state.channel_id)
+        assert plan is not None and plan.owner == owner_of(state)
+        if state.table.phase is Phase.PLAYING:
+            assert plan.owner.kind in ("human", "ai", "settle", "conclude")
+            assert plan.alive
+            assert (plan.deadline is not None) == (plan.owner.kind == "human")
 
 
 def _difference(memory: dict[int, Any], stored: dict[int, Any]) -> str:

@@ -17,10 +17,9 @@ import pytest
 
 import db
 from runtime import outbox, scheduler
-from runtime.steps import owner_of
 from runtime.store import Unavailable
 from tests.e2e.test_e2e_chop import find_deal_seed
-from tests.runtime.support import CHANNEL, GUILD, Harness
+from tests.runtime.support import CHANNEL, GUILD, Harness, assert_one_owner
 from tienlen import Bomb, Game
 from tienlen.table import Phase
 
@@ -47,17 +46,6 @@ async def make_harness(tmp_path):
         await harness.close()
 
 
-def assert_one_owner(harness: Harness) -> None:
-    """Every running game has exactly one live owner of its next move."""
-    for state in harness.service.registry:
-        plan = harness.service.scheduler.plan(state.channel_id)
-        assert plan is not None and plan.owner == owner_of(state)
-        if state.table.phase is Phase.PLAYING:
-            assert plan.owner.kind in ("human", "ai", "settle", "conclude")
-            assert plan.alive
-            assert (plan.deadline is not None) == (plan.owner.kind == "human")
-
-
 async def refused_then_done(harness: Harness, kinds: set[str], command, check) -> None:
     """``command()`` fails while writes of ``kinds`` fail, then works."""
     before = harness.memory()
@@ -68,10 +56,10 @@ async def refused_then_done(harness: Harness, kinds: set[str], command, check) -
     assert harness.memory() == before  # nothing changed, in memory...
     harness.database.failing = set()
     await harness.assert_memory_is_the_database()  # ...nor in the database
-    assert_one_owner(harness)
+    assert_one_owner(harness.service)
     await command()
     await harness.assert_memory_is_the_database()
-    assert_one_owner(harness)
+    assert_one_owner(harness.service)
     check()
 
 
@@ -191,13 +179,13 @@ async def test_a_time_out_the_database_refused_lands_once_it_is_back(make_harnes
     await wait_until(lambda: harness.database.refused >= 2)  # the time-out was tried, and tried again
     assert harness.state().table.game.actions == ()
     await harness.assert_memory_is_the_database()
-    assert_one_owner(harness)
+    assert_one_owner(harness.service)
     harness.database.failing = set()
     await wait_until(lambda: len(harness.state().table.game.actions) == 1)
     assert harness.state().table.game.actions[0].kind == "timeout"
     assert harness.state().table.game_seats[harness.state().table.game.actions[0].seat].timeouts == 1
     await harness.assert_memory_is_the_database()
-    assert_one_owner(harness)
+    assert_one_owner(harness.service)
 
 
 async def test_an_ai_move_the_database_refused_lands_once_it_is_back(make_harness) -> None:
@@ -215,11 +203,11 @@ async def test_an_ai_move_the_database_refused_lands_once_it_is_back(make_harnes
     await wait_until(lambda: harness.database.refused >= 2)
     assert len(harness.state().table.game.actions) == actions
     await harness.assert_memory_is_the_database()
-    assert_one_owner(harness)
+    assert_one_owner(harness.service)
     harness.database.failing = set()
     await wait_until(lambda: len(harness.state().table.game.actions) > actions)
     await harness.assert_memory_is_the_database()
-    assert_one_owner(harness)
+    assert_one_owner(harness.service)
 
 
 async def test_the_last_move_and_its_settlement_are_one_write(make_harness) -> None:
@@ -252,7 +240,7 @@ async def test_moving_on_after_a_paid_game_is_retried(make_harness) -> None:
     state = harness.state()
     assert state.table.phase is Phase.PLAYING and state.game.finished and state.payout is not None
     await harness.assert_memory_is_the_database()
-    assert_one_owner(harness)
+    assert_one_owner(harness.service)
     harness.database.failing = set()
     await wait_until(lambda: harness.state().table.phase is Phase.BETWEEN)
     await harness.assert_memory_is_the_database()
@@ -283,7 +271,7 @@ async def test_a_game_with_failing_timer_and_ai_writes_ends_like_its_replay(make
     while harness.state().table.phase is Phase.PLAYING:
         harness.database.failing = {"action"} if flaky.random() < 0.5 else set()
         await asyncio.sleep(0.05)
-        assert_one_owner(harness)
+        assert_one_owner(harness.service)
     harness.database.failing = set()
     await harness.assert_memory_is_the_database()
     stored = await db.load_game(harness.database, game_id)
