@@ -31,6 +31,7 @@ from cogs.replies import fail, lang_of, reply
 from cogs.tienlen_cog import TienLenCog
 from cogs.translator import CatalogueTranslator
 from i18n import t
+from runtime import logs
 from runtime.cluster import ClusterMember, ClusterMismatch, round_up_shards
 from runtime.service import TableService
 from runtime.metrics import Metrics
@@ -235,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     debug = args.debug or settings.log_level == "DEBUG"
     logging.basicConfig(level="DEBUG" if debug else settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.install()  # no card in a log line at INFO and above, whatever quotes one
     # discord.py's own INFO lines (login, gateway) only when debugging.
     logging.getLogger("discord").setLevel(logging.DEBUG if debug else logging.WARNING)
     discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # this bot has no voice

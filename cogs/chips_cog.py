@@ -8,7 +8,8 @@ from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 import db
-from cogs.replies import fail, lang_of, reply, within
+from cogs import inputs
+from cogs.replies import fail, guild_only, lang_of, reply, send_public, within
 from cogs.stats_pages import leaderboard_embed
 from i18n import number, t
 from runtime.settings import Settings
@@ -33,6 +34,8 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
     @chips.command(name="balance", description=locale_str("Show a chip balance", key="cmd.balance"))
     @app_commands.describe(user=locale_str("Whose balance (default: you)", key="arg.user"))
     async def balance(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
+        if not await guild_only(interaction):
+            return
         target = user or interaction.user
         lang = lang_of(interaction)
         try:
@@ -50,6 +53,8 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
 
     @chips.command(name="daily", description=locale_str("Claim your daily chips", key="cmd.daily"))
     async def daily(self, interaction: discord.Interaction) -> None:
+        if not await guild_only(interaction):
+            return
         lang = lang_of(interaction)
         try:
             claim = await within(interaction, db.claim_daily(
@@ -64,12 +69,13 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
     @app_commands.describe(by=locale_str("Rank by chips, wins or win rate", key="arg.by"))
     @app_commands.choices(by=BY_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction, by: Choice[str] | None = None) -> None:
-        order = by.value if by else "chips"
+    async def leaderboard(self, interaction: discord.Interaction, by: str | None = None) -> None:
+        if not await guild_only(interaction):
+            return
         try:
+            order = inputs.board_order(by)
             board = await within(interaction, db.leaderboard(
-                self.db, interaction.guild_id, by=order, caller_id=interaction.user.id), public=True)  # type: ignore[arg-type]
+                self.db, interaction.guild_id, by=order, caller_id=interaction.user.id))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
-        await reply(interaction, embed=leaderboard_embed(board, order, lang_of(interaction), interaction.user.id),
-                    ephemeral=False)
+        await send_public(interaction, embed=leaderboard_embed(board, order, lang_of(interaction), interaction.user.id))

@@ -3,27 +3,33 @@
 Discord fails an interaction that gets no answer within 3 s.  :func:`within`
 runs the work and defers only if it is not done after :data:`DEFER_AFTER`
 seconds, so a fast action costs one request and a slow one still never fails.
-Errors from the engine, the table and the chips layer become ephemeral replies.
+Deferrals are always ephemeral, so a refusal can never end up in public;
+what everyone should see is posted by :func:`send_public`.  Errors from the
+edge (:mod:`cogs.inputs`), the engine, the table and the chips layer become
+ephemeral replies in the user's language.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, TypeVar
+from typing import Any, Awaitable, Protocol, TypeVar, runtime_checkable
 
 import discord
+from discord import app_commands
 
 import db
+from cogs.inputs import InputError, shown
 from cogs.presenter import error_text
 from i18n import language_of, t
+from runtime.metrics import Metrics
 from runtime.store import Refused, Unavailable
 from tienlen import IllegalPlayError, InvalidCardError
 from tienlen.table import TableError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFER_AFTER", "within", "reply", "edit_own", "fail", "lang_of", "explain"]
+__all__ = ["DEFER_AFTER", "within", "guild_only", "send_public", "reply", "edit_own", "fail", "lang_of", "explain"]
 
 DEFER_AFTER = 2.0
 BUSY = 16  # interactions in progress at once beyond which the bot defers straight away
@@ -35,14 +41,13 @@ def lang_of(interaction: discord.Interaction) -> str:
     return language_of(interaction.locale)
 
 
-async def within(
-    interaction: discord.Interaction, work: Awaitable[T], *, update: bool = False, public: bool = False
-) -> T:
+async def within(interaction: discord.Interaction, work: Awaitable[T], *, update: bool = False) -> T:
     """Await ``work``; defer the interaction first if it takes longer than DEFER_AFTER
     (or at once when the bot is busy).
 
-    ``update``: the answer will edit the component's message; ``public``: the
-    answer will be a public message (the deferral must not make it ephemeral).
+    ``update``: the answer will edit the component's message.  Otherwise the
+    deferral is ephemeral, whatever the answer will be: a refusal must stay
+    private, and a public success is posted apart (:func:`send_public`).
     """
     global _in_progress
     task = asyncio.ensure_future(work)
@@ -56,10 +61,33 @@ async def within(
             if update:
                 await interaction.response.defer()
             else:
-                await interaction.response.defer(ephemeral=not public, thinking=True)
+                await interaction.response.defer(ephemeral=True, thinking=True)
         return await task
     finally:
         _in_progress -= 1
+
+
+async def guild_only(interaction: discord.Interaction) -> bool:
+    """True in a server channel; else the user is told, privately, that this works only there.
+
+    (Discord hides server-only commands in DMs; a forged or stale client may still send one.)"""
+    if interaction.guild_id is None or interaction.channel_id is None:
+        await reply(interaction, t(lang_of(interaction), "error.guild_only"))
+        return False
+    return True
+
+
+async def send_public(interaction: discord.Interaction, **message: Any) -> discord.Message | None:
+    """Answer with a message everyone in the channel sees; the message, when Discord says it.
+
+    If the interaction was deferred (ephemerally), the deferral is filled with
+    a short private note and the message is posted as a follow-up of its own."""
+    if not interaction.response.is_done():
+        response = await interaction.response.send_message(**message)
+        sent = response.resource if response is not None else None
+        return sent if isinstance(sent, discord.Message) else await interaction.original_response()
+    await interaction.edit_original_response(content=t(lang_of(interaction), "reply.posted"))
+    return await interaction.followup.send(wait=True, **message)
 
 
 async def reply(
@@ -103,10 +131,12 @@ async def edit_own(
 
 def explain(error: BaseException, lang: str) -> str:
     """A readable reason for an expected refusal."""
-    if isinstance(error, (TableError, IllegalPlayError)):
+    if isinstance(error, (TableError, IllegalPlayError, InputError)):
         return error_text(getattr(error, "code", "generic"), lang, getattr(error, "params", {}))
     if isinstance(error, InvalidCardError):
-        return t(lang, "error.bad_card", token=error.token)
+        if error.reason == "twice":
+            return t(lang, "error.card_twice", card=shown(error.token))
+        return t(lang, "error.bad_card", token=shown(error.token))
     if isinstance(error, db.InsufficientFunds):
         return t(lang, "error.insufficient_funds")
     if isinstance(error, db.DailyAlreadyClaimed):
@@ -118,17 +148,32 @@ def explain(error: BaseException, lang: str) -> str:
         return t(lang, "error.table_moving")
     if isinstance(error, (Unavailable, Refused)):  # the database failed: the step was not kept
         return t(lang, "error.storage_down")
+    if isinstance(error, app_commands.TransformerError):  # a forged option value
+        return t(lang, "error.bad_option")
     return t(lang, "error.generic")
 
 
-EXPECTED = (TableError, IllegalPlayError, InvalidCardError, db.DbError, Unavailable, Refused)
+EXPECTED = (TableError, IllegalPlayError, InvalidCardError, InputError, db.DbError, Unavailable, Refused,
+            app_commands.TransformerError)
+
+
+@runtime_checkable
+class CountsErrors(Protocol):
+    """A bot that counts the errors no input explains (its /metrics)."""
+
+    metrics: Metrics
 
 
 async def fail(interaction: discord.Interaction, error: BaseException) -> None:
-    """Tell the user, ephemerally, why nothing happened."""
+    """Tell the user, ephemerally, why nothing happened.
+
+    "Something went wrong" means a bug: an error no input explains is counted
+    (``unexpected_errors_total``) and logged once, with its traceback."""
     lang = lang_of(interaction)
     if not isinstance(error, EXPECTED):
-        log.exception("unexpected error in an interaction", exc_info=error)
+        if isinstance(interaction.client, CountsErrors):
+            interaction.client.metrics.unexpected_errors.inc()
+        log.error("unexpected error in an interaction", exc_info=error)
     try:
         await reply(interaction, explain(error, lang))
     except discord.HTTPException:

@@ -21,11 +21,12 @@ from cogs.views import table_view
 from cogs.hand_message import hand_message
 from cogs.messenger import Messenger
 from cogs.presenter import combo_name, table_embed
-from cogs.replies import edit_own, fail, lang_of, reply, within
+from cogs import inputs
+from cogs.replies import edit_own, fail, guild_only, lang_of, reply, send_public, within
 from cogs.rules_pages import rules_message, table_rules
 from i18n import language_of, number, t
 from runtime.snapshot import HandSnapshot
-from tienlen import RULESETS, IllegalPlayError, format_cards, parse_cards
+from tienlen import RULESETS, IllegalPlayError, format_cards
 from tienlen.table import Phase, TableError
 
 if TYPE_CHECKING:
@@ -65,7 +66,8 @@ def _table_options(command: T) -> T:
 
 
 class TienLenCog(commands.Cog, name="TienLenCog"):
-    tienlen = app_commands.Group(name="tienlen", description=_ls("Play Tiến lên at this channel's table", "cmd.tienlen"))
+    tienlen = app_commands.Group(name="tienlen", description=_ls("Play Tiến lên at this channel's table", "cmd.tienlen"),
+                                 guild_only=True)
 
     def __init__(self, tables: "TableService", messenger: Messenger) -> None:
         self.tables = tables
@@ -78,11 +80,6 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         user = interaction.user
         return {"user_id": user.id, "name": user.display_name[:32], "locale": str(interaction.locale)}
 
-    async def _guild_only(self, interaction: discord.Interaction) -> bool:
-        if interaction.guild_id is None or interaction.channel_id is None:
-            await reply(interaction, t(lang_of(interaction), "error.guild_only"))
-            return False
-        return True
 
     async def _note_locale(self, interaction: discord.Interaction, channel_id: int) -> None:
         await self.tables.note_locale(channel_id, interaction.user.id, str(interaction.locale))
@@ -117,42 +114,33 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     async def create(
         self,
         interaction: discord.Interaction,
-        rules: Choice[str] | None = None,
+        rules: str | None = None,
         bet: app_commands.Range[int, 1, 1_000_000] | None = None,
         turn_seconds: app_commands.Range[int, 1, 120] | None = None,
     ) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         try:
-            snapshot = await within(
-                interaction,
-                self.tables.create_table(
-                    channel_id=interaction.channel_id,  # type: ignore[arg-type]
-                    guild_id=interaction.guild_id,  # type: ignore[arg-type]
-                    **self._player(interaction),
-                    rules_name=rules.value if rules else None,
-                    bet=bet,
-                    turn_seconds=turn_seconds,
-                ),
-                public=True,
-            )
+            options = self._checked_options(rules, bet, turn_seconds)
+            snapshot = await within(interaction, self.tables.create_table(
+                channel_id=interaction.channel_id,  # type: ignore[arg-type]
+                guild_id=interaction.guild_id,  # type: ignore[arg-type]
+                **self._player(interaction), **options))
         except Exception as error:
             return await fail(interaction, error)
         lang = language_of(interaction.guild_locale)
-        embed = table_embed(snapshot, lang)
-        view = table_view(snapshot, lang)
-        if interaction.response.is_done():
-            message = await interaction.followup.send(embed=embed, view=view, wait=True)
-        else:
-            response = await interaction.response.send_message(embed=embed, view=view)
-            message = response.resource if response is not None else None
-            if message is None:
-                message = await interaction.original_response()
-        await self.tables.set_message(snapshot.channel_id, message.id)
+        message = await send_public(interaction, embed=table_embed(snapshot, lang), view=table_view(snapshot, lang))
+        if message is not None:
+            await self.tables.set_message(snapshot.channel_id, message.id)
+
+    def _checked_options(self, rules: str | None, bet: Any, turn_seconds: Any) -> dict[str, Any]:
+        """The table options of /tienlen create and /tienlen config, checked."""
+        return {"rules_name": inputs.rules_name(rules), "bet": inputs.bet(bet),
+                "turn_seconds": inputs.turn_seconds(turn_seconds, self.tables.settings.min_turn_seconds)}
 
     @tienlen.command(name="join", description=_ls("Sit down at this channel's table", "cmd.join"))
     async def join(self, interaction: discord.Interaction) -> None:
-        if await self._guild_only(interaction):
+        if await guild_only(interaction):
             await self._join(interaction, interaction.channel_id)  # type: ignore[arg-type]
 
     async def _join(self, interaction: discord.Interaction, channel_id: int) -> None:
@@ -164,7 +152,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     @tienlen.command(name="leave", description=_ls("Leave the table (during a game: counts as a loss)", "cmd.leave"))
     async def leave(self, interaction: discord.Interaction) -> None:
-        if await self._guild_only(interaction):
+        if await guild_only(interaction):
             await self._leave(interaction, interaction.channel_id)  # type: ignore[arg-type]
 
     async def _leave(self, interaction: discord.Interaction, channel_id: int) -> None:
@@ -179,12 +167,13 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     @tienlen.command(name="addbot", description=_ls("Add an AI player", "cmd.addbot"))
     @app_commands.describe(level=_ls("How strong the AI plays", "arg.level"))
     @app_commands.choices(level=LEVEL_CHOICES)
-    async def addbot(self, interaction: discord.Interaction, level: Choice[str] | None = None) -> None:
-        if await self._guild_only(interaction):
-            await self._add_ai(interaction, interaction.channel_id, level.value if level else "normal")  # type: ignore[arg-type]
+    async def addbot(self, interaction: discord.Interaction, level: str | None = None) -> None:
+        if await guild_only(interaction):
+            await self._add_ai(interaction, interaction.channel_id, level)  # type: ignore[arg-type]
 
-    async def _add_ai(self, interaction: discord.Interaction, channel_id: int, level: str) -> None:
+    async def _add_ai(self, interaction: discord.Interaction, channel_id: int, level: str | None) -> None:
         try:
+            level = inputs.ai_level(level)
             await within(interaction, self.tables.add_ai(channel_id, interaction.user.id, level))
         except Exception as error:
             return await fail(interaction, error)
@@ -192,7 +181,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     @tienlen.command(name="removebot", description=_ls("Remove the last AI player (host)", "cmd.removebot"))
     async def removebot(self, interaction: discord.Interaction) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         try:
             await within(interaction, self.tables.remove_ai(interaction.channel_id, interaction.user.id))  # type: ignore[arg-type]
@@ -202,7 +191,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     @tienlen.command(name="start", description=_ls("Deal the cards (host)", "cmd.start"))
     async def start(self, interaction: discord.Interaction) -> None:
-        if await self._guild_only(interaction):
+        if await guild_only(interaction):
             await self._start(interaction, interaction.channel_id)  # type: ignore[arg-type]
 
     async def _start(self, interaction: discord.Interaction, channel_id: int) -> None:
@@ -224,15 +213,13 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     @tienlen.command(name="end", description=_ls("Close the table (host or server manager)", "cmd.end"))
     async def end(self, interaction: discord.Interaction) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         is_admin = bool(interaction.permissions and interaction.permissions.manage_guild)
         try:
             snapshot = await within(
                 interaction,
-                self.tables.end(interaction.channel_id, interaction.user.id, is_admin=is_admin),  # type: ignore[arg-type]
-                public=True,
-            )
+                self.tables.end(interaction.channel_id, interaction.user.id, is_admin=is_admin))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
         lang = lang_of(interaction)
@@ -240,23 +227,23 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if snapshot.tally:
             lines.append(t(lang, "reply.session_tally"))
             lines += [f"{name}: {number(amount, lang, signed=True)}" for name, amount in snapshot.tally]
-        await reply(interaction, "\n".join(lines), ephemeral=False)
+        await send_public(interaction, content="\n".join(lines))
 
     @tienlen.command(name="config", description=_ls("Change rules, bet or turn time between games (host)", "cmd.config"))
     @_table_options
     async def config(
         self,
         interaction: discord.Interaction,
-        rules: Choice[str] | None = None,
+        rules: str | None = None,
         bet: app_commands.Range[int, 1, 1_000_000] | None = None,
         turn_seconds: app_commands.Range[int, 1, 120] | None = None,
     ) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         try:
+            options = self._checked_options(rules, bet, turn_seconds)
             await within(interaction, self.tables.configure(
-                interaction.channel_id, interaction.user.id,  # type: ignore[arg-type]
-                rules_name=rules.value if rules else None, bet=bet, turn_seconds=turn_seconds))
+                interaction.channel_id, interaction.user.id, **options))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.configured"))
@@ -264,7 +251,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     @tienlen.command(name="host", description=_ls("Hand the host role to another seated player", "cmd.host"))
     @app_commands.describe(user=_ls("The new host", "arg.user"))
     async def host(self, interaction: discord.Interaction, user: discord.User) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         try:
             await within(interaction, self.tables.transfer_host(interaction.channel_id, interaction.user.id, user.id))  # type: ignore[arg-type]
@@ -276,13 +263,13 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     @tienlen.command(name="play", description=_ls("Play cards, e.g. 3S 4S 5S", "cmd.play"))
     @app_commands.describe(cards=_ls("Cards such as 3S 4S 5S or 10H 10D", "arg.cards"))
     async def play(self, interaction: discord.Interaction, cards: str) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         channel_id = interaction.channel_id
         assert channel_id is not None
         await self._note_locale(interaction, channel_id)
         try:
-            hand = await within(interaction, self.tables.play(channel_id, interaction.user.id, cards))
+            hand = await within(interaction, self.tables.play(channel_id, interaction.user.id, inputs.typed_cards(cards)))
         except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=False)
@@ -306,7 +293,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     @tienlen.command(name="pass", description=_ls("Pass this round", "cmd.pass"))
     async def pass_(self, interaction: discord.Interaction) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         channel_id = interaction.channel_id
         assert channel_id is not None
@@ -318,7 +305,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     @tienlen.command(name="hand", description=_ls("See your cards privately", "cmd.hand"))
     async def hand(self, interaction: discord.Interaction) -> None:
-        if await self._guild_only(interaction):
+        if await guild_only(interaction):
             await self._my_hand(interaction, interaction.channel_id)  # type: ignore[arg-type]
 
     async def _my_hand(self, interaction: discord.Interaction, channel_id: int) -> None:
@@ -338,11 +325,15 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     @tienlen.command(name="rules", description=_ls("How to play: this table's rules or a preset", "cmd.rules"))
     @app_commands.describe(preset=_ls("Rule set to explain", "arg.preset"))
     @app_commands.choices(preset=RULE_CHOICES)
-    async def rules(self, interaction: discord.Interaction, preset: Choice[str] | None = None) -> None:
+    async def rules(self, interaction: discord.Interaction, preset: str | None = None) -> None:
         lang = lang_of(interaction)
+        try:
+            preset = inputs.rules_name(preset)
+        except inputs.InputError as error:
+            return await fail(interaction, error)
         table = self.tables.table(interaction.channel_id) if interaction.channel_id else None
         if preset is not None:
-            rules, source = RULESETS[preset.value], preset.value
+            rules, source = RULESETS[preset], preset
         elif table is not None:
             rules, source = table_rules(table), f"table-{table.channel_id}"
         else:
@@ -352,7 +343,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     @tienlen.command(name="history", description=_ls("The last games at this channel's table", "cmd.history"))
     async def history(self, interaction: discord.Interaction) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         from cogs.stats_pages import history_embed
 
@@ -366,7 +357,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     @tienlen.command(name="stats", description=_ls("Games, wins, chips and chops of a player", "cmd.stats"))
     @app_commands.describe(user=_ls("Whose stats (default: you)", "arg.user"))
     async def stats(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
-        if not await self._guild_only(interaction):
+        if not await guild_only(interaction):
             return
         from cogs.stats_pages import stats_embed
 
@@ -397,7 +388,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         elif action == "leave":
             await self._leave(interaction, channel_id)
         elif action == "ai":
-            await self._add_ai(interaction, channel_id, "normal")
+            await self._add_ai(interaction, channel_id, None)
         elif action == "start":
             await self._start(interaction, channel_id)
         elif action == "hand":
@@ -434,13 +425,13 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         from_dm = interaction.guild_id is None  # the answer below updates that DM itself
         try:
             if action in ("cards", "clear"):
-                selected = tuple(parse_cards(" ".join(values))) if action == "cards" else ()
+                selected = inputs.picked_cards(values) if action == "cards" else ()
                 hand = self.tables.hand(channel_id, interaction.user.id, selected=selected)
             elif action == "pass":
                 hand = await within(interaction, self.tables.pass_turn(
                     channel_id, interaction.user.id, refresh_dm=not from_dm), update=True)
             else:
-                chosen = int(values[0], 16) if action == "quick" else (mask or 0)
+                chosen = inputs.quick_choice(values) if action == "quick" else (mask or 0)
                 if not chosen:
                     raise IllegalPlayError("choose at least one card", code="empty")
                 hand = await within(interaction, self.tables.play(

@@ -73,7 +73,9 @@ def create_engine_for(
     ``foreign_keys=False`` is for migrations only: SQLite must not enforce
     foreign keys while a batch migration drops and recreates a parent table.
     """
-    options: dict[str, Any] = {"echo": echo}
+    # Statement parameters carry hands and played cards: an error's text must
+    # never quote them (they would reach the log with its traceback).
+    options: dict[str, Any] = {"echo": echo, "hide_parameters": True}
     if not pooled:
         options["poolclass"] = NullPool
     else:

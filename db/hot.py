@@ -468,6 +468,7 @@ def _as_sqlalchemy_error(failure: _DBAPIFailure, dialect: Dialect, disconnected:
         failure.parameters,
         failure.error,
         dialect.loaded_dbapi.Error,
+        hide_parameters=True,  # as the engines: parameters carry hands and played cards
         connection_invalidated=disconnected,
         dialect=dialect,
     )

@@ -66,6 +66,9 @@ class Metrics:
             "tienlen_forwarded_interactions", "DM interactions handed to another slot's process",
             ["outcome"], registry=registry,
         )
+        self.unexpected_errors = Counter(
+            "unexpected_errors", "Errors in interactions that no input explains (bugs)", registry=registry
+        )
         self.takeovers = Counter(
             "tienlen_cluster_takeovers", "Slots this process took over from a previous holder", registry=registry
         )

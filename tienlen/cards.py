@@ -36,12 +36,14 @@ __all__ = [
 class InvalidCardError(ValueError):
     """A card could not be parsed, or the same card was given twice.
 
-    ``token`` is the offending piece of the input text.
+    ``token`` is the offending piece of the input text; ``reason`` is
+    ``"not_a_card"`` or ``"twice"``.
     """
 
-    def __init__(self, message: str, token: str) -> None:
+    def __init__(self, message: str, token: str, reason: str = "not_a_card") -> None:
         super().__init__(message)
         self.token = token
+        self.reason = reason
 
 
 class Suit(IntEnum):
@@ -221,7 +223,7 @@ def parse_cards(text: str) -> list[Card]:
                 raise InvalidCardError(f"not a card: {token!r}", token)
             card = _card_from_match(match)
             if seen & card.mask:
-                raise InvalidCardError(f"card given twice: {card.code}", match.group(0))
+                raise InvalidCardError(f"card given twice: {card.code}", card.code, "twice")
             seen |= card.mask
             cards.append(card)
             position = match.end()

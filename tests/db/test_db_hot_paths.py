@@ -322,3 +322,27 @@ async def test_sqlite_adapter_reports_like_a_dbapi_cursor(db: Database, backend:
             await connection.execute(text("SELECT * FROM missing"))
     async with db.read() as session:
         assert await session.scalar(text("SELECT count(*) FROM scratch")) == 6  # rolled back
+
+
+async def test_a_failed_hot_write_does_not_quote_its_parameters(db: Database, make_game, backend: Backend,
+                                                                monkeypatch) -> None:
+    """Statement parameters carry hands and played cards: an error's text must not show them."""
+    if backend.name != "sqlite":
+        pytest.skip("the aiosqlite adapter")
+    import sqlite3
+
+    import db.hot as hot
+
+    game_id = await make_game([human(1), human(2)])
+
+    fetch = hot._Aiosqlite.fetch
+
+    async def refusing(self, sql, parameters, many=False):
+        if "INSERT" in sql.upper():
+            raise self.failure(sqlite3.OperationalError("disk I/O error"), sql, parameters)
+        return await fetch(self, sql, parameters, many)
+
+    monkeypatch.setattr(hot._Aiosqlite, "fetch", refusing)
+    with pytest.raises(Exception) as failed:
+        await dblayer.append_actions(db, [(game_id, 0, ["play", 0, "3C 4C 5C"])])
+    assert "3C" not in str(failed.value) and "hidden" in str(failed.value)
