@@ -36,7 +36,7 @@ import random
 from typing import TYPE_CHECKING
 
 from tienlen.ai.arena import Player, play_game
-from tienlen.ai.easy import EasyPlayer, lowest_key
+from tienlen.ai.easy import EasyPlayer, GreedyPlayer, lowest_key
 from tienlen.ai.hard import DEFAULT_BUDGET_MS, HardPlayer
 from tienlen.ai.normal import NormalPlayer
 from tienlen.combos import Combo
@@ -49,7 +49,9 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_BUDGET_MS",
     "Player",
+    "BENCH_LEVELS",
     "EasyPlayer",
+    "GreedyPlayer",
     "NormalPlayer",
     "HardPlayer",
     "make_player",
@@ -60,10 +62,14 @@ __all__ = [
 
 LEVELS = ("easy", "normal", "hard")
 DEFAULT_LEVEL = "normal"
+BENCH_LEVELS = ("normal+", "greedy")
+"""Players for measurements and experiments, not offered to the bot: the
+learned scorer on its own (``normal+``) and a plain lowest-card bot."""
 
 
 def make_player(level: str = DEFAULT_LEVEL, *, budget_ms: float = DEFAULT_BUDGET_MS) -> Player:
-    """A player of ``level`` (one of :data:`LEVELS`); ``budget_ms`` is for ``hard``.
+    """A player of ``level`` (one of :data:`LEVELS` or :data:`BENCH_LEVELS`);
+    ``budget_ms`` is for ``hard``.
 
     >>> make_player("hard", budget_ms=50).budget_ms
     50
@@ -74,6 +80,12 @@ def make_player(level: str = DEFAULT_LEVEL, *, budget_ms: float = DEFAULT_BUDGET
         return NormalPlayer()
     if level == "hard":
         return HardPlayer(budget_ms)
+    if level == "normal+":
+        from tienlen.ai.plus import NormalPlusPlayer  # needs numpy and the shipped weights
+
+        return NormalPlusPlayer()
+    if level == "greedy":
+        return GreedyPlayer()
     raise ValueError(f"unknown AI level {level!r}; choose one of {', '.join(LEVELS)}")
 
 

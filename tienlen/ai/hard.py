@@ -42,6 +42,7 @@ from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
 
 if TYPE_CHECKING:
+    from tienlen.ai.model import Model
     from tienlen.game import Game, SeatView
 
 __all__ = ["HardPlayer", "rollout"]
@@ -80,6 +81,9 @@ class HardPlayer:
         thinning: int = 10,
         clock: Callable[[], float] = time.perf_counter,
         switch_z: float = 0.0,
+        scorer: "Model | str | None" = None,
+        hero_rollouts: bool = True,
+        search_chops: bool = False,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -95,6 +99,13 @@ class HardPlayer:
         paired mean is ahead by more than this many standard errors."""
         """What the budget is measured on: the wall clock (the bot), or e.g.
         ``time.process_time`` for benchmarks on a shared machine."""
+        self.scorer = _scorer(scorer)
+        """The learned scorer (``normal+``): when set, candidates are its best
+        ``width`` over every legal option, and (``hero_rollouts``) this seat's own
+        later moves in each play-out are its moves; the other seats stay ``normal``."""
+        self.hero_rollouts = hero_rollouts
+        self.search_chops = search_chops
+        """Search an out-of-turn chop against letting it go (else ``normal`` answers)."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
@@ -120,14 +131,21 @@ class HardPlayer:
         if not situation.legal:
             return None
         if not situation.on_turn:
+            if self.search_chops:
+                return self._search(view, [*situation.legal[: self.width], None], rng, start)
             return normal_move(situation, self.weights)
-        ranked = rank_moves(situation, self.weights)
+        ranked = self._rank(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
             return ranked[0][1]
         candidates = self._candidates(ranked)
         if len(candidates) == 1:
             return candidates[0]
         return self._search(view, candidates, rng, start)
+
+    def _rank(self, situation: Situation) -> list[tuple[float, Combo | None]]:
+        if self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players):
+            return ranked_options(situation, self.scorer)
+        return rank_moves(situation, self.weights)
 
     def _candidates(self, ranked: Sequence[tuple[float, Combo | None]]) -> list[Combo | None]:
         chosen = [move for _, move in ranked[: self.width]]
@@ -221,14 +239,54 @@ class HardPlayer:
     def _evaluate(self, world: "Game", seat: int, candidates: list[Combo | None],
                   deadline: float | None) -> list[float] | None:
         results = []
+        hero = self._hero_policy(world)
         for move in candidates:
             if deadline is not None and results and self.clock() >= deadline:
                 return None
             game = world.copy()
-            apply_move(game, seat, move)
-            rollout(game, self.weights)
+            declined = None
+            if game.turn == seat:
+                apply_move(game, seat, move)
+            elif move is not None:
+                game.play(seat, move)  # an out-of-turn chop
+            else:
+                declined = game.top  # letting the chop go: not offered again on this top
+            rollout(game, self.weights, hero=seat, hero_move=hero, declined=declined)
             results.append(float(game.settlement()[seat]))
         return results
+
+    def _hero_policy(self, world: "Game") -> "Callable[[Situation], Combo | None] | None":
+        scorer = self.scorer
+        if scorer is None or not self.hero_rollouts or not scorer.covers(world.rules.name, world.players):
+            return None
+        return lambda situation: plus_move(situation, scorer)
+
+
+def _scorer(scorer: "Model | str | None") -> "Model | None":
+    """The learned scorer: a model, "shipped" for the repository's weights, or None."""
+    if scorer is None or scorer == "none":
+        return None
+    if scorer == "shipped":
+        from tienlen.ai.plus import shipped_model
+
+        return shipped_model()
+    if isinstance(scorer, str):
+        from tienlen.ai.model import load
+
+        return load(scorer)
+    return scorer
+
+
+def ranked_options(situation: Situation, scorer: "Model") -> list[tuple[float, Combo | None]]:
+    from tienlen.ai.plus import ranked_options as ranked  # numpy is imported only when a scorer is used
+
+    return ranked(situation, scorer)
+
+
+def plus_move(situation: Situation, scorer: "Model") -> Combo | None:
+    from tienlen.ai.plus import plus_move as move
+
+    return move(situation, scorer)
 
 
 def _paired(mine: list[float], theirs: list[float]) -> tuple[float, float]:
@@ -267,32 +325,39 @@ def _survivors(alive: list[int], results: list[list[float]]) -> list[int]:
     return keep
 
 
-def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int = MAX_ACTIONS) -> "Game":
+def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int = MAX_ACTIONS, *,
+            hero: int | None = None, hero_move: "Callable[[Situation], Combo | None] | None" = None,
+            declined: Combo | None = None) -> "Game":
     """Finish ``game`` with every seat played by the normal heuristic (each
-    seeing only its own hand), offering out-of-turn chops as the table does."""
+    seeing only its own hand), offering out-of-turn chops as the table does.
+    ``hero_move`` plays seat ``hero``'s turns instead, when given; ``hero``
+    is not offered an out-of-turn chop on the top ``declined`` (it let it go)."""
     rules = game.rules
     for _ in range(max_actions):
         if game.finished:
             return game
-        if rules.four_pairs_out_of_turn and _out_of_turn_chop(game, weights):
+        skip = hero if declined is not None and game.top is declined else None
+        if rules.four_pairs_out_of_turn and _out_of_turn_chop(game, weights, skip):
             continue
         seat = game.turn
         assert seat is not None
         if game.top is not None and not game.legal_plays(seat):
             game.pass_turn(seat)  # nothing beats the top: no need to think
             continue
-        apply_move(game, seat, normal_move(Situation.from_game(game, seat), weights))
+        situation = Situation.from_game(game, seat)
+        move = hero_move(situation) if seat == hero and hero_move is not None else normal_move(situation, weights)
+        apply_move(game, seat, move)
     raise RuntimeError("rollout did not finish")
 
 
-def _out_of_turn_chop(game: "Game", weights: Weights) -> bool:
+def _out_of_turn_chop(game: "Game", weights: Weights, skip: int | None = None) -> bool:
     top = game.top
     if top is None or top.chop_target is None:
         return False
     owner = game.top_owner if game.top_owner is not None else 0
     for step in range(1, game.players):
         seat = (owner + step) % game.players
-        if seat == game.turn or not game.legal_plays(seat):
+        if seat == game.turn or seat == skip or not game.legal_plays(seat):
             continue
         move = normal_move(Situation.from_game(game, seat), weights)
         if move is not None:
