@@ -7,7 +7,7 @@ from tienlen import RULESETS, Game
 from tienlen.ai import make_player, play_game
 from tienlen.ai.arena import apply_move
 from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES, Decision, describe
-from tienlen.ai.labels import LabelSet, finish, label_deal, label_deals, policy_of
+from tienlen.ai.labels import LabelSet, finish, label_deal, label_deals, parse_mixture, policy_of, seat_policies
 from tienlen.ai.model import load
 from tienlen.ai.normal import normal_move
 from tienlen.ai.plus import SHIPPED_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options, shipped_model
@@ -39,7 +39,7 @@ def test_a_decision_offers_every_distinct_play_and_normals_own_choice():
 
 def test_labels_are_paired_settlements_of_every_option_in_the_true_deal():
     labels = LabelSet()
-    label_deal("mien-nam", 7, policy_of(None), labels, per_game=8)
+    label_deal("mien-nam", 7, None, labels, per_game=8)
     arrays = labels.arrays()
     assert labels.decisions > 0
     groups = arrays["groups"]
@@ -48,10 +48,29 @@ def test_labels_are_paired_settlements_of_every_option_in_the_true_deal():
     assert np.all(arrays["values"] == np.round(arrays["values"]))
 
 
+def test_labels_against_a_mixture_of_opponents_are_reproducible():
+    mixture = parse_mixture("normal:1,easy:1,greedy:1")
+    first, second = LabelSet(), LabelSet()
+    for labels in (first, second):
+        for deal in range(30, 36):
+            label_deal("mien-nam", deal, None, labels, opponents=mixture)
+    assert first.decisions > 0 and first.values == second.values
+    assert first.groups == second.groups
+
+
+def test_random_opponents_meet_the_same_luck_in_every_option_of_a_decision():
+    game = _midgame(4)
+    types = ["policy", "easy", "easy", "greedy"]
+    ends = {finish(game.copy(), seat_policies(types, None, "same")).actions for _ in range(2)}
+    assert len(ends) == 1
+    other = finish(game.copy(), seat_policies(types, None, "other")).actions
+    assert other != next(iter(ends))  # easy seats do use their luck
+
+
 def test_finish_plays_a_copy_to_the_end_and_the_original_is_untouched():
     game = _midgame(3)
     actions = len(game.actions)
-    world = finish(game.copy(), policy_of(None))
+    world = finish(game.copy(), [policy_of(None)] * 4)
     assert world.finished and sum(world.settlement().values()) == 0
     assert len(game.actions) == actions
 
@@ -100,7 +119,7 @@ def test_the_trainer_runs_end_to_end_on_a_tiny_set(tmp_path):
 
 def test_labelling_can_stop_early_and_says_how_far_it_got():
     calls = iter(range(100))
-    labels, done = label_deals("mien-nam", range(200, 300), policy_of(None), stop=lambda: next(calls) >= 2)
+    labels, done = label_deals("mien-nam", range(200, 300), None, stop=lambda: next(calls) >= 2)
     assert done == 2
 
 

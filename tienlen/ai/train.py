@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tienlen.ai.labels import DECISIONS_PER_GAME, label_deals, policy_of
+from tienlen.ai.labels import DECISIONS_PER_GAME, label_deals, parse_mixture
 from tienlen.ai.model import Model, linear_inputs, load
 
 __all__ = ["fit_linear", "fit_mlp", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
@@ -55,11 +55,13 @@ def label(args: argparse.Namespace) -> dict[str, np.ndarray]:
     deadline = time.monotonic() + 3600 * args.hours if args.hours else None
     seeds = parse_seeds(args.seeds)
     started = time.monotonic()
-    labels, done = label_deals(args.preset, seeds, policy_of(model), per_game=args.per_game,
+    labels, done = label_deals(args.preset, seeds, model, per_game=args.per_game,
+                               opponents=parse_mixture(args.opponents),
                                stop=lambda: deadline is not None and time.monotonic() >= deadline)
     arrays = labels.arrays()
     meta = {"preset": args.preset, "seeds": f"{seeds.start}:{seeds.start + done}", "per_game": args.per_game,
             "policy": "normal+" if model else "normal", "policy_info": model.info if model else {},
+            "opponents": args.opponents or "the labelling policy",
             "decisions": labels.decisions, "options": len(labels.values),
             "seconds": round(time.monotonic() - started, 1)}
     arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
@@ -284,6 +286,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--hours", type=float, default=0.0, help="stop labelling after this long (0: no limit)")
         command.add_argument("--per-game", type=int, default=DECISIONS_PER_GAME)
         command.add_argument("--policy", help="weights of the labelling normal+ (default: normal)")
+        command.add_argument("--opponents", help='mixture of opponent types, e.g. "normal:2,easy:1,greedy:1,plus:1" '
+                                                 "(default: every seat plays the labelling policy)")
         command.add_argument("--out", required=True)
     fitting = [commands.choices["all"], commands.add_parser("fit", help="fit a model to label files")]
     fitting[1].add_argument("--data", nargs="+", required=True)
