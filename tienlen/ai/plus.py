@@ -1,4 +1,4 @@
-"""The ``normal+`` player: the normal heuristic's options re-ranked by a learned scorer.
+"""The ``normal`` level since issue 23 (``normal+``): the heuristic's options re-ranked by a learned scorer.
 
 On its turn it scores every distinct legal play (and passing, when allowed)
 with a model trained on true-deal play-outs (:mod:`tienlen.ai.train`) from
@@ -45,8 +45,9 @@ class NormalPlusPlayer:
 
     level = "normal+"
 
-    def __init__(self, model: Model | None = None) -> None:
+    def __init__(self, model: Model | None = None, *, level: str = "normal+") -> None:
         self.model = model if model is not None else shipped_model()
+        self.level = level  # "normal" when it plays the bot's normal level
 
     def choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
         return plus_move(Situation.from_view(view), self.model)
