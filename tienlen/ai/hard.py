@@ -1,29 +1,36 @@
-"""The ``hard`` level: determinized Monte Carlo search over the normal player's
+"""The ``hard`` level: determinized Monte Carlo search over the learned scorer's
 best few moves, judged by expected settlement in bet units.
 
 For each decision with a real choice:
 
-1. the normal heuristic ranks the options and the best ``width`` are kept
-   (plus passing, whenever passing is allowed);
+1. the learned scorer (``normal``, :mod:`tienlen.ai.plus`) ranks every legal
+   option and the best ``width`` are kept (plus passing, whenever passing is
+   allowed); under rules the scorer was not trained on, the heuristic
+   (:mod:`tienlen.ai.normal`) ranks its own options instead;
 2. a *world* is sampled: the unseen cards are dealt to the other seats
    consistently with what this seat knows (:mod:`tienlen.ai.sampling`), by a
    Markov chain that favours deals explaining the other seats' past plays
    and passes (:mod:`tienlen.ai.inference`; uniformly when nobody else has
    decided anything yet, or with ``temperature=None``);
 3. in that same world every candidate is played and the game is finished
-   by four normal players (common random numbers: the candidates are compared
-   on identical deals, which removes most of the noise);
+   by four heuristic players — the model of the other seats; optionally this
+   seat's own later moves by the scorer (``hero_rollouts``) — with common
+   random numbers: the candidates are compared on identical deals, which
+   removes most of the noise;
 4. every few worlds, candidates clearly worse than the leader (by the paired
    differences on the same worlds) are dropped, so the rest of the budget
    goes to the close contest;
 5. the candidate with the best mean ``game.settlement()[seat]`` over the
-   completed worlds wins; ties go to the heuristic's order.
+   completed worlds wins, ties going to the ranking's order; with the scorer,
+   it must beat the scorer's own choice by :data:`SCORER_SWITCH_Z` standard
+   errors of the paired differences, else the scorer's choice stands.
 
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
 start of the decision; the first ``burn_in_share`` of it warms the chain
 up), or exactly ``samples`` worlds after ``burn_in_steps`` chain steps when
 ``samples`` is given (deterministic: used by tests).
-Forced moves, going out and out-of-turn chops are answered at once.
+Forced moves and going out are answered at once, and out-of-turn chops too
+unless ``search_chops`` (then taking it and letting it go are searched).
 """
 
 from __future__ import annotations
@@ -48,6 +55,14 @@ if TYPE_CHECKING:
 __all__ = ["HardPlayer", "rollout"]
 
 DEFAULT_BUDGET_MS = 300
+SCORER_SWITCH_Z = 1.0
+"""With the learned scorer, the search overrules its choice only when at least
+this many standard errors better (measured: the scorer alone is already strong,
+and a few dozen worlds are noisy)."""
+HERO_ROLLOUTS = True
+"""Whether this seat's own later moves in a play-out are the scorer's (else the heuristic's)."""
+SEARCH_CHOPS = True
+"""Whether an out-of-turn chop is searched against letting it go (else the heuristic answers)."""
 ELIMINATE_EVERY = 6
 """Every this many worlds, candidates clearly worse than the leader are dropped."""
 ELIMINATION_Z = 2.0
@@ -80,10 +95,10 @@ class HardPlayer:
         burn_in_steps: int = 200,
         thinning: int = 10,
         clock: Callable[[], float] = time.perf_counter,
-        switch_z: float = 0.0,
-        scorer: "Model | str | None" = None,
-        hero_rollouts: bool = True,
-        search_chops: bool = False,
+        switch_z: float | None = None,
+        scorer: "Model | str | None" = "shipped",
+        hero_rollouts: bool = HERO_ROLLOUTS,
+        search_chops: bool = SEARCH_CHOPS,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -94,11 +109,13 @@ class HardPlayer:
         self.burn_in_steps = burn_in_steps
         self.thinning = thinning
         self.clock = clock
-        self.switch_z = switch_z
-        """The search's pick replaces the heuristic's first choice only when its
-        paired mean is ahead by more than this many standard errors."""
         """What the budget is measured on: the wall clock (the bot), or e.g.
         ``time.process_time`` for benchmarks on a shared machine."""
+        self.switch_z = switch_z
+        """The search's pick replaces the first candidate (the scorer's or the
+        heuristic's choice) only when its paired mean is ahead by more than this
+        many standard errors; None: :data:`SCORER_SWITCH_Z` when the learned scorer
+        ranks the candidates, else 0 (the best mean wins)."""
         self.scorer = _scorer(scorer)
         """The learned scorer (``normal+``): when set, candidates are its best
         ``width`` over every legal option, and (``hero_rollouts``) this seat's own
@@ -132,7 +149,7 @@ class HardPlayer:
             return None
         if not situation.on_turn:
             if self.search_chops:
-                return self._search(view, [*situation.legal[: self.width], None], rng, start)
+                return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0)
             return normal_move(situation, self.weights)
         ranked = self._rank(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
@@ -140,10 +157,18 @@ class HardPlayer:
         candidates = self._candidates(ranked)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(view, candidates, rng, start)
+        return self._search(view, candidates, rng, start, self._switch_z(situation))
+
+    def _uses_scorer(self, situation: Situation) -> bool:
+        return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
+
+    def _switch_z(self, situation: Situation) -> float:
+        if self.switch_z is not None:
+            return self.switch_z
+        return SCORER_SWITCH_Z if self._uses_scorer(situation) else 0.0
 
     def _rank(self, situation: Situation) -> list[tuple[float, Combo | None]]:
-        if self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players):
+        if self._uses_scorer(situation):
             return ranked_options(situation, self.scorer)
         return rank_moves(situation, self.weights)
 
@@ -154,7 +179,7 @@ class HardPlayer:
         return chosen
 
     def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random,
-                start: float) -> Combo | None:
+                start: float, switch_z: float) -> Combo | None:
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
@@ -194,7 +219,7 @@ class HardPlayer:
         if not evaluated:
             return candidates[0]
         best = max(alive, key=lambda index: (sum(results[index]), -index))
-        if self.switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], self.switch_z):
+        if switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], switch_z):
             best = 0  # not clearly better than the heuristic's choice: keep that
         return candidates[best]
 
