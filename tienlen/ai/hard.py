@@ -62,7 +62,8 @@ and a few dozen worlds are noisy)."""
 HERO_ROLLOUTS = True
 """Whether this seat's own later moves in a play-out are the scorer's (else the heuristic's)."""
 SEARCH_CHOPS = True
-"""Whether an out-of-turn chop is searched against letting it go (else the heuristic answers)."""
+"""Whether an out-of-turn chop is searched against letting it go (else the heuristic answers).
+With a scorer, only where the scorer is trained (elsewhere ``hard`` plays as before issue 23)."""
 ELIMINATE_EVERY = 6
 """Every this many worlds, candidates clearly worse than the leader are dropped."""
 ELIMINATION_Z = 2.0
@@ -148,7 +149,7 @@ class HardPlayer:
         if not situation.legal:
             return None
         if not situation.on_turn:
-            if self.search_chops:
+            if self.search_chops and (self.scorer is None or self._uses_scorer(situation)):
                 return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0)
             return normal_move(situation, self.weights)
         ranked = self._rank(situation)
