@@ -126,7 +126,7 @@ SOURCE_REPO = "https://github.com/dangnguyendota/Tien-Len-Card-Game-AI"
 SOURCE_COMMIT = "11da54e79aff7cbd451daeab88de0f2fc48d611d"
 SOURCE_LICENCE = "none (no LICENSE file: all rights reserved)"
 DEFAULT_PLAYER_PATH = "/work/ext/dangnguyendota__Tien-Len-Card-Game-AI"
-LEVELS = ("easy", "normal", "hard", "normal+", "greedy")
+LEVELS = ("easy", "normal", "hard", "heuristic", "normal+", "greedy")
 PLAYERS = 4
 
 # Our combo kinds as the bridge names them (their classes: Card, Dub, Trips, Quads, Sequence,
