@@ -24,15 +24,15 @@ import db
 from cogs.chips_cog import ChipsCog
 from cogs.cluster_routing import InteractionRouter
 from cogs.rest_budget import ChannelBudget, GlobalPace, rest_trace
-from cogs.components import DYNAMIC_ITEMS, HAND_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
+from cogs.components import component_handlers
+from cogs.custom_ids import TEMPLATES
 from cogs.messenger import Messenger
 from cogs.replies import fail, lang_of, reply
-from cogs.rules_pages import RULES_TEMPLATE, RulesButton
 from cogs.tienlen_cog import TienLenCog
 from cogs.translator import CatalogueTranslator
 from i18n import t
 from runtime.cluster import ClusterMember, ClusterMismatch, round_up_shards
-from runtime.manager import TableManager
+from runtime.service import TableService
 from runtime.metrics import Metrics
 from runtime.settings import Settings
 from tienlen.table import Phase
@@ -53,7 +53,7 @@ TOKEN_HELP = (
     "No Discord token: create an application at https://discord.com/developers/applications, "
     "add a Bot, copy its token into .env as DISCORD_TOKEN=... (see .env.example)."
 )
-_OUR_COMPONENTS = tuple(re.compile(template) for template in (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE))
+_OUR_COMPONENTS = tuple(re.compile(template) for template in TEMPLATES)
 
 
 class TienLenBot(commands.AutoShardedBot):
@@ -73,7 +73,7 @@ class TienLenBot(commands.AutoShardedBot):
         self.settings = settings
         self.sync_globally = sync_globally
         self.database: db.Database | None = None
-        self.manager: TableManager | None = None
+        self.tables: TableService | None = None
         self.cluster: ClusterMember | None = None
         self.lost_slot = False
         self.messenger = Messenger(self, edit_interval=settings.table_edit_interval, budget=self.budget)
@@ -93,16 +93,17 @@ class TienLenBot(commands.AutoShardedBot):
             except (OSError, asyncpg.PostgresError) as error:
                 raise db.SchemaError(f"cannot hold a cluster slot in PostgreSQL: {error}") from error
         owns = self.cluster.owns_guild if self.cluster is not None else None
-        self.manager = TableManager(self.database, self.settings, notifier=self.messenger, owns_guild=owns)
-        self.messenger.manager = self.manager
+        self.tables = TableService(self.database, self.settings, notifier=self.messenger, owns_guild=owns)
+        self.messenger.tables = self.tables
         await self.tree.set_translator(CatalogueTranslator())
-        await self.add_cog(TienLenCog(self.manager, self.messenger))
+        game_cog = TienLenCog(self.tables, self.messenger)
+        await self.add_cog(game_cog)
         await self.add_cog(ChipsCog(self.database, self.settings))
-        self.add_dynamic_items(*DYNAMIC_ITEMS, RulesButton)
+        self.add_dynamic_items(*component_handlers(game_cog))
         self.tree.on_error = self._on_command_error
-        self.router = InteractionRouter(self, self.manager, self.database, member=self.cluster, metrics=self.metrics)
+        self.router = InteractionRouter(self, self.tables, self.database, member=self.cluster, metrics=self.metrics)
         self.router.install()
-        await self.manager.start(took_over=self.cluster is not None and self.cluster.took_over)
+        await self.tables.start(took_over=self.cluster is not None and self.cluster.took_over)
         await self._sync_commands()
         await pictures
 
@@ -135,9 +136,9 @@ class TienLenBot(commands.AutoShardedBot):
     def _watch(self) -> None:
         """What /healthz and /metrics read."""
         self.metrics.healthy = self.serving
-        self.metrics.open_tables.set_function(lambda: len(self.manager.tables) if self.manager else 0)
+        self.metrics.open_tables.set_function(lambda: len(self.tables.tables) if self.tables else 0)
         self.metrics.games_running.set_function(
-            lambda: sum(table.phase is Phase.PLAYING for table in self.manager.tables) if self.manager else 0)
+            lambda: sum(table.phase is Phase.PLAYING for table in self.tables.tables) if self.tables else 0)
         self.metrics.shards.labels("assigned").set_function(lambda: len(self.shard_ids or ()) if self.is_ready() else 0)
         self.metrics.shards.labels("connected").set_function(
             lambda: sum(not shard.is_closed() for shard in self.shards.values()))
@@ -184,8 +185,8 @@ class TienLenBot(commands.AutoShardedBot):
     async def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stopping()
-        if self.manager is not None:
-            await self.manager.close()
+        if self.tables is not None:
+            await self.tables.close()
         await self.messenger.close()
         if self.cluster is not None:
             await self.cluster.close()

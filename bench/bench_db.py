@@ -6,9 +6,9 @@
 ``--compare`` measures, in one process and interleaved so that both see the
 same machine load: ``db.settle_game`` against the same settlement written
 with the raw driver (aiosqlite / asyncpg, no SQLAlchemy), with 1 and 8
-concurrent writers; and stored game moves per second through
-``runtime.action_log``'s group commit over ``db.append_actions`` against the
-same group commit over a raw-driver append.  The raw side runs the same
+concurrent writers; and stored game moves per second through the runtime's
+store (:class:`runtime.store.Store`, its group commit over
+``db.commit_changes``) against the same group commit over a raw-driver append.  The raw side runs the same
 statements on the same schema, with the same SQLite pragmas and writer queue
 as :mod:`db`.  Implementations take turns of a few dozen operations (see
 :func:`compare_backend`); each figure pools every turn of every run, with the
@@ -54,6 +54,7 @@ from db.leaderboard import better_count_query, top_query
 from db.models import AccountRow
 
 GUILD = 1
+CHANNEL = 1_000_000  # moves of game n are stored at table CHANNEL + n
 BOARD_GUILD = 2
 PLAYERS = 64
 RESULTS = {seat: SeatResult(place=seat, won=seat < 2) for seat in range(4)}
@@ -598,15 +599,17 @@ async def settle_through(settle: Callable[[int, int], Any], games: list[int], wr
     await asyncio.gather(*(writer(number) for number in range(writers)))
 
 
-async def moves_through(log: Any, game_ids: list[int], seqs: range) -> None:
+async def moves_through(store: Any, game_ids: list[int], seqs: range) -> None:
     """Every table (game) plays the moves ``seqs``, each stored before the next."""
-    from runtime.action_log import ActionLog
+    from runtime.records import AppendAction
+    from runtime.store import Store
 
-    assert isinstance(log, ActionLog)
+    assert isinstance(store, Store)
 
     async def table(game_id: int) -> None:
         for seq in seqs:
-            await log.append(game_id, seq, {"seat": seq % 4, "play": [seq % 52, (seq + 13) % 52]})
+            action = {"seat": seq % 4, "play": [seq % 52, (seq + 13) % 52]}
+            await store.commit(CHANNEL + game_id, GUILD, [AppendAction(game_id=game_id, seq=seq, action=action)])
 
     await asyncio.gather(*(table(game_id) for game_id in game_ids))
 
@@ -624,20 +627,25 @@ def rotated(labels: list[str], turn: int) -> list[str]:
 
 
 @asynccontextmanager
-async def raw_action_log(raw: RawDriver) -> AsyncIterator[Any]:
-    """runtime.action_log.ActionLog (the very same group commit) over the raw append."""
+async def raw_store(raw: RawDriver) -> AsyncIterator[Any]:
+    """runtime.store.Store (the very same group commit) over the raw append."""
     import types
 
-    import runtime.action_log as action_log_module
+    import runtime.store as store_module
 
-    real_db = action_log_module.db
-    action_log_module.db = types.SimpleNamespace(  # type: ignore[assignment]
-        append_actions=lambda _database, items: raw.append_actions(items)
-    )
+    real_db = store_module.db
+
+    async def commit_changes(_database: Any, changes: list[Any]) -> list[Any]:
+        items = [(change.game_id, seq, action) for change in changes for seq, action in change.actions]
+        await raw.append_actions(items)
+        return [dblayer.ChangeReceipt() for _ in changes]
+
+    names = {name: getattr(real_db, name) for name in real_db.__all__}
+    store_module.db = types.SimpleNamespace(**(names | {"commit_changes": commit_changes}))  # type: ignore[assignment]
     try:
-        yield action_log_module.ActionLog(None)  # type: ignore[arg-type]
+        yield store_module.Store(None)  # type: ignore[arg-type]
     finally:
-        action_log_module.db = real_db
+        store_module.db = real_db
 
 
 def load_average() -> str:
@@ -655,7 +663,7 @@ async def compare_backend(name: str, args: argparse.Namespace) -> dict[str, dict
     see the same moments of a busy machine and of the disk's state (SQLite's
     write-ahead log growing or being reused).
     """
-    from runtime.action_log import ActionLog
+    from runtime.store import Store
 
     meters: dict[str, dict[int, list[Meter]]] = {}
     rng = random.Random(7)
@@ -676,10 +684,10 @@ async def compare_backend(name: str, args: argparse.Namespace) -> dict[str, dict
             }
 
             @asynccontextmanager
-            async def db_log() -> AsyncIterator[Any]:
-                yield ActionLog(database)
+            async def db_store() -> AsyncIterator[Any]:
+                yield Store(database)
 
-            logs = {"ActionLog + db.append_actions": db_log, "ActionLog + raw append": partial(raw_action_log, raw)}
+            logs = {"Store + db.commit_changes": db_store, "Store + raw append": partial(raw_store, raw)}
             # Unmeasured warm-up: statements compiled and prepared (one per
             # batch size for the action log), caches and pools filled.
             for writers in COMPARE_WRITERS:
@@ -768,8 +776,8 @@ async def compare(args: argparse.Namespace) -> None:
     print("| backend | implementation | " + " | ".join(f"{t} table{'s' * (t > 1)}" for t in COMPARE_TABLES) + " | CPU, 1 table |")
     print("| --- | --- |" + " ---: |" * (len(COMPARE_TABLES) + 1))
     for name, meters in results.items():
-        raw_meters = meters["ActionLog + raw append"]
-        for label in ("ActionLog + db.append_actions", "ActionLog + raw append"):
+        raw_meters = meters["Store + raw append"]
+        for label in ("Store + db.commit_changes", "Store + raw append"):
             cells = []
             for tables in COMPARE_TABLES:
                 runs = meters[label][tables]

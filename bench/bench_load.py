@@ -1,12 +1,22 @@
 """Load: one bot process against the fake Discord with many tables playing at once.
 
-    python bench/bench_load.py [--tables 10 100 500] [--seconds 60]
+    python bench/bench_load.py [--tables 10 100 500] [--seconds 60] [--think 2 6]
+                               [--bot <another checkout>] [--dm-opens 5 | --no-rate-limits]
 
 For each size, N tables of four scripted players (each in its own channel) play
 with buttons and selects only, choosing the engine's baseline play.  Reported:
 interactions per second, latency from INTERACTION_CREATE to the bot's first
 callback (p50, p99, max), the bot's memory per table, and REST requests per
 game action (Discord rate-limits message edits, so fewer is better).
+
+``--bot`` runs the bot of another checkout (e.g. a ``git worktree`` of an
+older commit) under this same load, so before and after come from one
+harness.  ``--dm-opens`` sets how many DM channels the fake lets the bot
+open per 5 s (Discord's bucket, as the fake models it, is 5): with
+hundreds of players who never played before, that one bucket decides how
+soon the games start; returning players' DM channels are stored.
+``--no-rate-limits`` turns the fake's limits off (as before it had them):
+what is left is the bot's own work.
 """
 
 from __future__ import annotations
@@ -20,12 +30,13 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from i18n import t  # noqa: E402
 from tests.e2e.driver import baseline_key, field_value  # noqa: E402
-from tests.e2e.process import BotProcess  # noqa: E402
+from tests.e2e.process import REPO, BotProcess  # noqa: E402
 from tests.fakediscord import ClientRefused, FakeDiscord, InteractionTimeout  # noqa: E402
 from tienlen import RULESETS, classify  # noqa: E402
 
@@ -36,6 +47,10 @@ RULES = RULESETS["mien-nam"]
 class Load:
     def __init__(self, fake: FakeDiscord, think: tuple[float, float] = (0.0, 0.0), stagger: float = 0.0) -> None:
         self.fake = fake
+        # How often a waiting player looks at the table: people who think for
+        # seconds need not look 20 times a second (and 400 of them doing so
+        # would keep this process, and so the fake Discord, busy).
+        self.poll = 0.25 if think[1] > 0 else 0.05
         self.stagger = stagger
         self.think = think
         self.rng = random.Random(5)
@@ -77,7 +92,7 @@ class Load:
                 if result.content == t("en", "reply.started"):
                     self.games += 1
                     hands.clear()
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(self.poll)
                 continue
             value = field_value(table, NOW) or ""
             match = re.search(r"\*\*(.+?)\*\*", value)
@@ -89,7 +104,7 @@ class Load:
             hand = hands.get(user.id) if user else None
             text = table.text() if hand else None
             if hand is None or text == last_text or not _says_turn(hand):
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(self.poll)
                 continue
             last_text = text
             if self.think[1] > 0:
@@ -122,11 +137,15 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
 
 
-async def run(tables: int, seconds: float, edit_interval: float, think: tuple[float, float] = (0.0, 0.0)) -> dict:
+async def run(tables: int, seconds: float, edit_interval: float, think: tuple[float, float] = (0.0, 0.0), *,
+              bot_repo: Path | None = None, dm_opens: int | None = None, rate_limits: bool = True) -> dict:
     async with FakeDiscord(default_world=True) as fake:
         fake.fail_on_gaps = False
+        fake.rate_limits.enabled = rate_limits
+        if dm_opens is not None:
+            fake.rate_limits.set_limit("dm-create", dm_opens, 5.0)
         with tempfile.TemporaryDirectory() as folder:
-            bot = BotProcess(fake, f"sqlite+aiosqlite:///{folder}/load.db",
+            bot = BotProcess(fake, f"sqlite+aiosqlite:///{folder}/load.db", repo=bot_repo or REPO,
                              TIENLEN_TEST_EDIT_INTERVAL=str(edit_interval), TIENLEN_TEST_SEED="1")
             await bot.start()
             try:
@@ -178,8 +197,12 @@ def main() -> None:
                         help="seconds a player thinks before each move (0 0: as fast as possible)")
     parser.add_argument("--edit-interval", type=float, default=0.0,
                         help="extra seconds between edits of one table message (production: 0, paced by Discord's bucket)")
+    parser.add_argument("--bot", type=Path, help="the checkout whose bot.py runs (default: this one)")
+    parser.add_argument("--dm-opens", type=int, help="DM channels the bot may open per 5 s (default: the fake's 5)")
+    parser.add_argument("--no-rate-limits", action="store_true", help="the fake enforces no REST rate limit")
     args = parser.parse_args()
-    rows = [asyncio.run(run(count, args.seconds, args.edit_interval, tuple(args.think))) for count in args.tables]
+    rows = [asyncio.run(run(count, args.seconds, args.edit_interval, tuple(args.think), bot_repo=args.bot,
+                            dm_opens=args.dm_opens, rate_limits=not args.no_rate_limits)) for count in args.tables]
     pace = "as fast as possible" if args.think[1] <= 0 else f"players think {args.think[0]:g}–{args.think[1]:g} s per move"
     print(f"One bot process (SQLite), fake Discord in another process, {args.seconds:.0f} s per size, "
           f"table edits at most every {args.edit_interval} s, {pace}\n")

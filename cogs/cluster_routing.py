@@ -32,7 +32,7 @@ from runtime.metrics import Metrics
 
 if TYPE_CHECKING:
     from runtime.cluster import ClusterMember
-    from runtime.manager import TableManager
+    from runtime.service import TableService
 
 log = logging.getLogger(__name__)
 
@@ -54,14 +54,14 @@ class InteractionRouter:
     def __init__(
         self,
         bot: discord.Client,
-        manager: "TableManager",
+        tables: "TableService",
         database: "db.Database",
         *,
         member: "ClusterMember | None" = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.bot = bot
-        self.manager = manager
+        self.tables = tables
         self.database = database
         self.member = member
         self.metrics = metrics
@@ -110,7 +110,7 @@ class InteractionRouter:
         if self.member is None or self.member.clusters == 1 or data.get("guild_id"):
             return None
         channel_id = table_channel_of(data)
-        if channel_id is None or self.manager.table(channel_id) is not None:
+        if channel_id is None or self.tables.table(channel_id) is not None:
             return None
         return channel_id
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import discord
 
-from cogs.components import hand_view
+from cogs.views import hand_view
 from cogs.presenter import hand_embed
 from runtime.snapshot import HandSnapshot
 from tienlen.cards import cards_of, mask_of

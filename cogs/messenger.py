@@ -1,6 +1,6 @@
 """The runtime's voice in Discord: table message edits, DMs of hands, summaries.
 
-Implements :class:`runtime.manager.Notifier`.  The public table message is
+Implements :class:`runtime.outbox.Notifier`.  The public table message is
 edited in place and the edits are coalesced (one in flight per table) and
 paced by the channel's rate-limit bucket as Discord reports it (see
 :mod:`cogs.rest_budget`): a busy table waits for the refill and then shows
@@ -8,7 +8,8 @@ its latest state, and never draws a 429.  Hands go by DM; when a player's DMs
 are closed the ephemeral "My hand" view serves instead and the player is told
 once; a player's latest ephemeral view is refreshed like a DM
 (:mod:`cogs.ephemeral_hands`).  When Discord fails (5xx, 429, no connection) table edits and DMs are
-retried until it recovers, with one warning per outage.
+retried until it recovers, with one warning per outage; a summary that Discord did not take is
+handed back to the runtime's outbox (:class:`runtime.outbox.Undelivered`), which tries again.
 """
 
 from __future__ import annotations
@@ -22,16 +23,17 @@ import aiohttp
 import discord
 
 import db
-from cogs.components import table_view
+from cogs.views import table_view
 from cogs.ephemeral_hands import EphemeralHands
 from cogs.hand_message import ShownHand, hand_edit, hand_message, needs_edit, shown_hand
 from cogs.presenter import summary_embed, table_embed
 from cogs.rest_budget import ChannelBudget, Outages, is_outage
 from i18n import language_of, t
-from runtime.snapshot import HandSnapshot, TableSnapshot
+from runtime.outbox import Undelivered
+from runtime.snapshot import GameSummary, HandSnapshot, TableSnapshot
 
 if TYPE_CHECKING:
-    from runtime.manager import TableManager
+    from runtime.service import TableService
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +55,11 @@ class Messenger:
         self._dm_channel_ids: dict[int, int] = {}
         self._cleanups: set[asyncio.Task[None]] = set()
         self._latest_hands: dict[tuple[int, int], tuple[HandSnapshot, str]] = {}
-        self.manager: "TableManager | None" = None
+        self.tables: "TableService | None" = None
         self._latest: dict[int, TableSnapshot] = {}
         self._dirty: set[int] = set()
         self._editors: dict[int, asyncio.Task[None]] = {}
         self._shown_top: dict[int, Any] = {}
-        self._posted_summaries: set[int] = set()
         # (table, player): the DM hand message and what it shows.
         self._dm_messages: dict[tuple[int, int], tuple[discord.Message, ShownHand]] = {}
         self.dm_closed: set[tuple[int, int]] = set()
@@ -76,9 +77,6 @@ class Messenger:
         current = self._latest.get(snapshot.channel_id)
         if current is None or snapshot.version >= current.version:
             self._latest[snapshot.channel_id] = snapshot
-        if snapshot.summary is not None and snapshot.summary.game_id not in self._posted_summaries:
-            self._posted_summaries.add(snapshot.summary.game_id or 0)
-            await self._post_summary(snapshot)
         if snapshot.closed:
             self.ephemeral.forget_table(snapshot.channel_id)
             reason = next((event.other for event in snapshot.events if event.kind == "closed"), "ended")
@@ -171,7 +169,7 @@ class Messenger:
         """The player's DM channel: known in this process, stored by any process
         before, or opened now (and stored, so a takeover need not reopen it)."""
         channel_id = self._dm_channel_ids.get(user_id)
-        database = self.manager.db if self.manager is not None else None
+        database = self.tables.db if self.tables is not None else None
         if channel_id is None and database is not None:
             channel_id = await db.dm_channel_of(database, user_id)
         if channel_id is None:
@@ -244,8 +242,8 @@ class Messenger:
         files, image = await self._play_files(snapshot, force=True)
         embed = table_embed(snapshot, lang, image=image)
         sent = await channel.send(embed=embed, view=view, files=files or [])
-        if self.manager is not None and not snapshot.closed:
-            await self.manager.set_message(snapshot.channel_id, sent.id)
+        if self.tables is not None and not snapshot.closed:
+            await self.tables.set_message(snapshot.channel_id, sent.id)
 
     async def _play_files(
         self, snapshot: TableSnapshot, *, force: bool = False
@@ -264,21 +262,26 @@ class Messenger:
         data = await asyncio.to_thread(render_play, top.cards, caption=snapshot.seat_name(snapshot.top_owner))
         return [discord.File(io.BytesIO(data), filename=PLAY_IMAGE)], PLAY_IMAGE
 
-    async def _post_summary(self, snapshot: TableSnapshot) -> None:
-        summary = snapshot.summary
-        assert summary is not None
-        lang = self.public_lang(snapshot.guild_id)
+    async def post_summary(self, channel_id: int, guild_id: int, summary: GameSummary) -> None:
+        """Post the end-of-game summary; raise Undelivered while Discord fails."""
+        lang = self.public_lang(guild_id)
         from render import render_final_hands
 
         data = await asyncio.to_thread(render_final_hands, [(name, list(cards)) for name, cards in summary.final_hands])
-        channel = self.bot.get_partial_messageable(snapshot.channel_id, guild_id=snapshot.guild_id)
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
             await channel.send(
                 embed=summary_embed(summary, lang, image=FINAL_IMAGE),
                 file=discord.File(io.BytesIO(data), filename=FINAL_IMAGE),
             )
-        except discord.HTTPException:
-            log.warning("could not post the summary in %s", snapshot.channel_id, exc_info=True)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+            if is_outage(error):
+                self.outages.failed("summaries", error)
+                raise Undelivered(str(error)) from error
+            # Refused for good (no permission, the channel is gone): nothing to retry.
+            log.warning("could not post the summary in %s: %s", channel_id, error)
+            return
+        self.outages.recovered("summaries")
 
     async def announce_closed(self, channel_id: int, guild_id: int, reason: str) -> None:
         lang = self.public_lang(guild_id)

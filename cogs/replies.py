@@ -17,6 +17,7 @@ import discord
 import db
 from cogs.presenter import error_text
 from i18n import language_of, t
+from runtime.store import Refused, Unavailable
 from tienlen import IllegalPlayError, InvalidCardError
 from tienlen.table import TableError
 
@@ -115,10 +116,12 @@ def explain(error: BaseException, lang: str) -> str:
         return t(lang, "error.bad_amount")
     if isinstance(error, db.StaleEpoch):  # this process lost its cluster slot; another takes the table
         return t(lang, "error.table_moving")
+    if isinstance(error, (Unavailable, Refused)):  # the database failed: the step was not kept
+        return t(lang, "error.storage_down")
     return t(lang, "error.generic")
 
 
-EXPECTED = (TableError, IllegalPlayError, InvalidCardError, db.DbError)
+EXPECTED = (TableError, IllegalPlayError, InvalidCardError, db.DbError, Unavailable, Refused)
 
 
 async def fail(interaction: discord.Interaction, error: BaseException) -> None:

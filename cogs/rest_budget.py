@@ -29,6 +29,8 @@ import aiohttp
 
 import discord
 
+import runtime.outages as runtime_outages
+
 from runtime.metrics import Metrics
 
 __all__ = ["ChannelBudget", "GlobalPace", "Outages", "rest_trace", "is_outage"]
@@ -158,28 +160,12 @@ def is_outage(error: BaseException) -> bool:
     return isinstance(error, (aiohttp.ClientError, OSError, asyncio.TimeoutError))
 
 
-class Outages:
+class Outages(runtime_outages.Outages):
     """One warning when a kind of REST call starts failing, one line when it
     works again: an outage of a minute must not log a traceback per edit."""
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._since: dict[str, tuple[float, int]] = {}
-
-    def failed(self, what: str, error: BaseException) -> None:
-        started, failures = self._since.get(what, (self.clock(), 0))
-        if failures == 0:
-            log.warning("Discord is failing %s (%s); retrying until it recovers", what, _describe(error))
-        self._since[what] = (started, failures + 1)
-
-    def recovered(self, what: str) -> None:
-        outage = self._since.pop(what, None)
-        if outage is not None:
-            started, failures = outage
-            log.warning("Discord %s work again after %.0f s (%d failed attempts)", what, self.clock() - started, failures)
-
-    def failing(self, what: str) -> bool:
-        return what in self._since
+        super().__init__("Discord", logger=log, describe=_describe, clock=clock)
 
 
 def _describe(error: BaseException) -> str:

@@ -12,39 +12,12 @@ from typing import Any
 import discord
 
 from cogs.presenter import COLOUR
-from i18n import language_of, t
+from cogs.views import rules_view
+from i18n import t
 from i18n.rules_text import rules_pages
-from tienlen import RULESETS, RuleSet
+from tienlen import RuleSet
 
-__all__ = ["RulesButton", "rules_message"]
-
-RULES_TEMPLATE = r"tl:r:(?P<source>mien-nam|iwin|mien-bac|table-[0-9]{1,20}):(?P<page>[0-9]{1,2})"
-
-
-class RulesButton(discord.ui.DynamicItem[discord.ui.Button], template=RULES_TEMPLATE):
-    """Previous / next page of a rules explanation (works for anyone, any time)."""
-
-    def __init__(self, source: str, page: int, *, label: str = "", disabled: bool = False) -> None:
-        super().__init__(discord.ui.Button(label=label or str(page + 1), style=discord.ButtonStyle.secondary,
-                                           disabled=disabled, custom_id=f"tl:r:{source}:{page}"))
-        self.source, self.page = source, page
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: Any, /):
-        return cls(match["source"], int(match["page"]), label=item.label or "")
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        lang = language_of(interaction.locale)
-        embed, view = rules_message(_rules_of(interaction, self.source), self.source, self.page, lang)
-        await interaction.response.edit_message(embed=embed, view=view)
-
-
-def _rules_of(interaction: discord.Interaction, source: str) -> RuleSet:
-    if source in RULESETS:
-        return RULESETS[source]
-    cog = interaction.client.get_cog("TienLenCog")  # type: ignore[attr-defined]
-    table = cog.manager.table(int(source.split("-", 1)[1])) if cog is not None else None
-    return table_rules(table) if table is not None else RULESETS["mien-nam"]
+__all__ = ["rules_message", "table_rules"]
 
 
 def table_rules(table: Any) -> RuleSet:
@@ -58,8 +31,4 @@ def rules_message(rules: RuleSet, source: str, page: int, lang: str) -> tuple[di
     current = pages[page]
     embed = discord.Embed(title=current.title, description=current.body, colour=COLOUR)
     embed.set_footer(text=t(lang, "help.page_footer", page=page + 1, pages=len(pages)))
-    view = discord.ui.View(timeout=None)
-    view.add_item(RulesButton(source, max(0, page - 1), label=t(lang, "button.previous"), disabled=page == 0))
-    view.add_item(RulesButton(source, min(len(pages) - 1, page + 1), label=t(lang, "button.next_page"),
-                              disabled=page >= len(pages) - 1))
-    return embed, view
+    return embed, rules_view(source, page, len(pages), lang)

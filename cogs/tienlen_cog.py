@@ -1,7 +1,7 @@
-"""The /tienlen commands and the table/hand components: Discord in, runtime calls out.
+"""The /tienlen commands and the clicks on the bot's components: Discord in, runtime calls out.
 
 Each handler reads the interaction (who, where, which language), calls one
-:class:`runtime.manager.TableManager` coroutine, and formats the result.  No
+:class:`runtime.service.TableService` coroutine, and formats the result.  No
 rule is decided here and no database session is held; the public table
 message is refreshed by the :class:`cogs.messenger.Messenger`.
 """
@@ -17,7 +17,7 @@ from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 import db
-from cogs.components import table_view
+from cogs.views import table_view
 from cogs.hand_message import hand_message
 from cogs.messenger import Messenger
 from cogs.presenter import combo_name, table_embed
@@ -26,10 +26,10 @@ from cogs.rules_pages import rules_message, table_rules
 from i18n import language_of, number, t
 from runtime.snapshot import HandSnapshot
 from tienlen import RULESETS, IllegalPlayError, format_cards, parse_cards
-from tienlen.table import Phase, Seat, TableError
+from tienlen.table import Phase, TableError
 
 if TYPE_CHECKING:
-    from runtime.manager import TableManager
+    from runtime.service import TableService
 
 log = logging.getLogger(__name__)
 
@@ -67,14 +67,16 @@ def _table_options(command: T) -> T:
 class TienLenCog(commands.Cog, name="TienLenCog"):
     tienlen = app_commands.Group(name="tienlen", description=_ls("Play Tiến lên at this channel's table", "cmd.tienlen"))
 
-    def __init__(self, manager: "TableManager", messenger: Messenger) -> None:
-        self.manager = manager
+    def __init__(self, tables: "TableService", messenger: Messenger) -> None:
+        self.tables = tables
         self.messenger = messenger
 
     # ------------------------------------------------------------ helpers
-    def _seat_for(self, interaction: discord.Interaction) -> Seat:
+    @staticmethod
+    def _player(interaction: discord.Interaction) -> dict[str, Any]:
+        """Who acts: their id, the name shown at the table, their language."""
         user = interaction.user
-        return Seat.human(user.id, user.display_name[:32], locale=str(interaction.locale))
+        return {"user_id": user.id, "name": user.display_name[:32], "locale": str(interaction.locale)}
 
     async def _guild_only(self, interaction: discord.Interaction) -> bool:
         if interaction.guild_id is None or interaction.channel_id is None:
@@ -82,8 +84,8 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             return False
         return True
 
-    def _note_locale(self, interaction: discord.Interaction, channel_id: int) -> None:
-        self.manager.note_locale(channel_id, interaction.user.id, str(interaction.locale))
+    async def _note_locale(self, interaction: discord.Interaction, channel_id: int) -> None:
+        await self.tables.note_locale(channel_id, interaction.user.id, str(interaction.locale))
 
     async def _dm_notice(self, interaction: discord.Interaction, channel_id: int) -> None:
         if self.messenger.take_dm_notice(channel_id, interaction.user.id):
@@ -124,10 +126,10 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         try:
             snapshot = await within(
                 interaction,
-                self.manager.create_table(
+                self.tables.create_table(
                     channel_id=interaction.channel_id,  # type: ignore[arg-type]
                     guild_id=interaction.guild_id,  # type: ignore[arg-type]
-                    host=self._seat_for(interaction),
+                    **self._player(interaction),
                     rules_name=rules.value if rules else None,
                     bet=bet,
                     turn_seconds=turn_seconds,
@@ -146,7 +148,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             message = response.resource if response is not None else None
             if message is None:
                 message = await interaction.original_response()
-        await self.manager.set_message(snapshot.channel_id, message.id)
+        await self.tables.set_message(snapshot.channel_id, message.id)
 
     @tienlen.command(name="join", description=_ls("Sit down at this channel's table", "cmd.join"))
     async def join(self, interaction: discord.Interaction) -> None:
@@ -155,7 +157,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _join(self, interaction: discord.Interaction, channel_id: int) -> None:
         try:
-            await within(interaction, self.manager.join(channel_id, self._seat_for(interaction)))
+            await within(interaction, self.tables.join(channel_id, **self._player(interaction)))
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.joined"))
@@ -166,10 +168,10 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             await self._leave(interaction, interaction.channel_id)  # type: ignore[arg-type]
 
     async def _leave(self, interaction: discord.Interaction, channel_id: int) -> None:
-        table = self.manager.table(channel_id)
+        table = self.tables.table(channel_id)
         during_game = table is not None and table.phase is Phase.PLAYING and table.game_seat_of(interaction.user.id) is not None
         try:
-            await within(interaction, self.manager.leave(channel_id, interaction.user.id))
+            await within(interaction, self.tables.leave(channel_id, interaction.user.id))
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.left_game" if during_game else "reply.left"))
@@ -183,7 +185,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _add_ai(self, interaction: discord.Interaction, channel_id: int, level: str) -> None:
         try:
-            await within(interaction, self.manager.add_ai(channel_id, interaction.user.id, level))
+            await within(interaction, self.tables.add_ai(channel_id, interaction.user.id, level))
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.ai_added", level=t(lang_of(interaction), f"level.{level}")))
@@ -193,7 +195,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if not await self._guild_only(interaction):
             return
         try:
-            await within(interaction, self.manager.remove_ai(interaction.channel_id, interaction.user.id))  # type: ignore[arg-type]
+            await within(interaction, self.tables.remove_ai(interaction.channel_id, interaction.user.id))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.ai_removed"))
@@ -205,7 +207,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _start(self, interaction: discord.Interaction, channel_id: int) -> None:
         try:
-            await within(interaction, self.manager.start_game(channel_id, interaction.user.id))
+            await within(interaction, self.tables.start_game(channel_id, interaction.user.id))
         except Exception as error:
             return await fail(interaction, error)
         await self._after_deal(interaction, channel_id, "reply.started")
@@ -214,7 +216,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         lang = lang_of(interaction)
         if self.messenger.take_dm_notice(channel_id, interaction.user.id):
             try:
-                hand = self.manager.hand(channel_id, interaction.user.id)
+                hand = self.tables.hand(channel_id, interaction.user.id)
             except TableError:
                 return await reply(interaction, t(lang, key))
             return await reply(interaction, **await hand_message(hand, lang, notice=t(lang, "hand.dms_closed")))
@@ -228,7 +230,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         try:
             snapshot = await within(
                 interaction,
-                self.manager.end(interaction.channel_id, interaction.user.id, is_admin=is_admin),  # type: ignore[arg-type]
+                self.tables.end(interaction.channel_id, interaction.user.id, is_admin=is_admin),  # type: ignore[arg-type]
                 public=True,
             )
         except Exception as error:
@@ -252,7 +254,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if not await self._guild_only(interaction):
             return
         try:
-            await within(interaction, self.manager.configure(
+            await within(interaction, self.tables.configure(
                 interaction.channel_id, interaction.user.id,  # type: ignore[arg-type]
                 rules_name=rules.value if rules else None, bet=bet, turn_seconds=turn_seconds))
         except Exception as error:
@@ -265,7 +267,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if not await self._guild_only(interaction):
             return
         try:
-            await within(interaction, self.manager.transfer_host(interaction.channel_id, interaction.user.id, user.id))  # type: ignore[arg-type]
+            await within(interaction, self.tables.transfer_host(interaction.channel_id, interaction.user.id, user.id))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, t(lang_of(interaction), "reply.host_changed", name=user.display_name))
@@ -278,9 +280,9 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             return
         channel_id = interaction.channel_id
         assert channel_id is not None
-        self._note_locale(interaction, channel_id)
+        await self._note_locale(interaction, channel_id)
         try:
-            hand = await within(interaction, self.manager.play(channel_id, interaction.user.id, cards))
+            hand = await within(interaction, self.tables.play(channel_id, interaction.user.id, cards))
         except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=False)
@@ -293,7 +295,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         lang = lang_of(interaction)
         typed = current.upper().replace(",", " ").split()
         choices = []
-        for combo in self.manager.legal_plays(interaction.channel_id, interaction.user.id):
+        for combo in self.tables.legal_plays(interaction.channel_id, interaction.user.id):
             codes = format_cards(combo.cards, ascii=True)
             if all(any(code.startswith(token) for code in codes.split()) for token in typed):
                 label = f"{format_cards(combo.cards)} · {combo_name(combo, lang)}"
@@ -309,7 +311,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         channel_id = interaction.channel_id
         assert channel_id is not None
         try:
-            hand = await within(interaction, self.manager.pass_turn(channel_id, interaction.user.id))
+            hand = await within(interaction, self.tables.pass_turn(channel_id, interaction.user.id))
         except Exception as error:
             return await fail(interaction, error)
         await self._show_hand(interaction, hand, update=False)
@@ -321,13 +323,13 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _my_hand(self, interaction: discord.Interaction, channel_id: int) -> None:
         lang = lang_of(interaction)
-        table = self.manager.table(channel_id)
+        table = self.tables.table(channel_id)
         if table is None:
             return await reply(interaction, t(lang, "error.no_table"))
         if table.phase is not Phase.PLAYING or table.game_seat_of(interaction.user.id) is None:
             return await reply(interaction, t(lang, "reply.spectator"))
-        self._note_locale(interaction, channel_id)
-        hand = self.manager.hand(channel_id, interaction.user.id)
+        await self._note_locale(interaction, channel_id)
+        hand = self.tables.hand(channel_id, interaction.user.id)
         notice = t(lang, "hand.dms_closed") if self.messenger.take_dm_notice(channel_id, interaction.user.id) else None
         sent = await reply(interaction, **await hand_message(hand, lang, notice=notice))
         self._remember_ephemeral(interaction, hand, sent)
@@ -338,7 +340,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     @app_commands.choices(preset=RULE_CHOICES)
     async def rules(self, interaction: discord.Interaction, preset: Choice[str] | None = None) -> None:
         lang = lang_of(interaction)
-        table = self.manager.table(interaction.channel_id) if interaction.channel_id else None
+        table = self.tables.table(interaction.channel_id) if interaction.channel_id else None
         if preset is not None:
             rules, source = RULESETS[preset.value], preset.value
         elif table is not None:
@@ -356,7 +358,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
         try:
             games = await within(interaction, db.recent_games(
-                self.manager.db, interaction.guild_id, interaction.channel_id, limit=10))  # type: ignore[arg-type]
+                self.tables.db, interaction.guild_id, interaction.channel_id, limit=10))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, embed=history_embed(games, lang_of(interaction)))
@@ -370,15 +372,26 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
         target = user or interaction.user
         try:
-            stats = await within(interaction, db.player_stats(self.manager.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
+            stats = await within(interaction, db.player_stats(self.tables.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
         await reply(interaction, embed=stats_embed(stats, target.display_name, lang_of(interaction)))
 
     # ---------------------------------------------------------- components
+    # (cogs.components hands every click here: this cog is their Controls)
+    async def on_rules_page(self, interaction: discord.Interaction, source: str, page: int) -> None:
+        """Previous / next page of a rules explanation."""
+        if source in RULESETS:
+            rules = RULESETS[source]
+        else:
+            table = self.tables.table(int(source.split("-", 1)[1]))
+            rules = table_rules(table) if table is not None else RULESETS["mien-nam"]
+        embed, view = rules_message(rules, source, page, lang_of(interaction))
+        await interaction.response.edit_message(embed=embed, view=view)
+
     async def on_table_button(self, interaction: discord.Interaction, action: str, channel_id: int) -> None:
         """A button on the public table message."""
-        self._note_locale(interaction, channel_id)
+        await self._note_locale(interaction, channel_id)
         if action == "join":
             await self._join(interaction, channel_id)
         elif action == "leave":
@@ -394,7 +407,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _next(self, interaction: discord.Interaction, channel_id: int) -> None:
         try:
-            snapshot, started = await within(interaction, self.manager.next_game(channel_id, interaction.user.id))
+            snapshot, started = await within(interaction, self.tables.next_game(channel_id, interaction.user.id))
         except Exception as error:
             return await fail(interaction, error)
         if started:
@@ -414,23 +427,23 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     ) -> None:
         """Card picker, quick plays, Play, Pass and Clear under a private hand."""
         lang = lang_of(interaction)
-        table = self.manager.table(channel_id)
+        table = self.tables.table(channel_id)
         if table is None or table.game_id != game_id or table.phase is not Phase.PLAYING:
             return await reply(interaction, t(lang, "error.stale"))
-        self._note_locale(interaction, channel_id)
+        await self._note_locale(interaction, channel_id)
         from_dm = interaction.guild_id is None  # the answer below updates that DM itself
         try:
             if action in ("cards", "clear"):
                 selected = tuple(parse_cards(" ".join(values))) if action == "cards" else ()
-                hand = self.manager.hand(channel_id, interaction.user.id, selected=selected)
+                hand = self.tables.hand(channel_id, interaction.user.id, selected=selected)
             elif action == "pass":
-                hand = await within(interaction, self.manager.pass_turn(
+                hand = await within(interaction, self.tables.pass_turn(
                     channel_id, interaction.user.id, refresh_dm=not from_dm), update=True)
             else:
                 chosen = int(values[0], 16) if action == "quick" else (mask or 0)
                 if not chosen:
                     raise IllegalPlayError("choose at least one card", code="empty")
-                hand = await within(interaction, self.manager.play(
+                hand = await within(interaction, self.tables.play(
                     channel_id, interaction.user.id, chosen, refresh_dm=not from_dm), update=True)
         except Exception as error:
             return await fail(interaction, error)

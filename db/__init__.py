@@ -15,6 +15,7 @@ from db.accounts import (
     record_leave_penalty,
     transfer,
 )
+from db.changes import NOTHING_NEW, ChangeReceipt, GameSettlement, NewGame, TableChange, commit_changes
 from db.connect import DEFAULT_URL
 from db.daily import claim_daily
 from db.dm_channels import dm_channel_of, remember_dm_channel
@@ -41,8 +42,10 @@ from db.games import (
     create_game,
     finish_game,
     load_game,
+    mark_summary_posted,
     recent_games,
     unfinished_games,
+    unposted_summaries,
 )
 from db.guilds import get_guild_settings, set_guild_locale, set_guild_timezone
 from db.leaderboard import LeaderboardOrder, leaderboard, player_stats
@@ -68,16 +71,22 @@ from db.records import (
     StoredTable,
     TransferResult,
 )
-from db.settlement import settle_game
+from db.settlement import settle_game, settlement_of
 from db.tables import delete_table, load_tables, save_table, table_guild
 from db.validation import MAX_AMOUNT
 
 __all__ = [
     "DEFAULT_URL",
     "MAX_AMOUNT",
+    "NOTHING_NEW",
     "Account",
     "ActionConflict",
     "BalanceChange",
+    "ChangeReceipt",
+    "GameSettlement",
+    "NewGame",
+    "TableChange",
+    "commit_changes",
     "DailyAlreadyClaimed",
     "DailyClaim",
     "Database",
@@ -126,6 +135,7 @@ __all__ = [
     "leaderboard",
     "load_game",
     "load_tables",
+    "mark_summary_posted",
     "player_stats",
     "recent_games",
     "record_leave_penalty",
@@ -134,7 +144,9 @@ __all__ = [
     "set_guild_locale",
     "set_guild_timezone",
     "settle_game",
+    "settlement_of",
     "table_guild",
     "transfer",
     "unfinished_games",
+    "unposted_summaries",
 ]

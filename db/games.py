@@ -47,7 +47,7 @@ def human_seats(seats: Sequence[Mapping[str, Any]]) -> dict[int, int]:
     }
 
 
-def _validated_seats(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def validated_seats(seats: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     if isinstance(seats, (str, bytes)) or not isinstance(seats, Sequence) or not seats:
         raise InvalidGame("seats must be a non-empty list")
     checked = []
@@ -85,7 +85,7 @@ async def create_game(
     require_amount(bet, what="bet", allow_zero=True)
     if not isinstance(rules, str) or not 0 < len(rules) <= 64:
         raise InvalidGame(f"rules must be a preset name of 1 to 64 characters, got {rules!r}")
-    checked_seats = _validated_seats(seats)
+    checked_seats = validated_seats(seats)
     async with db.write() as session:
         game_id = await session.scalar(
             insert(GameRow)
@@ -139,20 +139,31 @@ async def append_actions(
     it did not store (a retry, a conflict, a closed or unknown game) cost a
     second look.
     """
+    encoded = encode_actions(items)
+    if not encoded:
+        return []
+    return await db.hot_write(actions_in_transaction, encoded)
+
+
+def encode_actions(items: Sequence[tuple[int, int, Any]]) -> list[tuple[int, int, str]]:
+    """The items checked, each action serialized once (as the statement stores it)."""
     for _, seq, _ in items:
         require_id(seq, what="seq")
-    # Each action is serialized once, here; the statement stores that text.
-    encoded = [(game_id, seq, _json_text(action)) for game_id, seq, action in items]
-    results: list[DbError | None] = [None] * len(items)
+    return [(game_id, seq, _json_text(action)) for game_id, seq, action in items]
+
+
+async def actions_in_transaction(
+    connection: HotConnection, encoded: Sequence[tuple[int, int, str]]
+) -> list[DbError | None]:
+    """:func:`append_actions` inside a running hot transaction, actions as JSON text."""
+    results: list[DbError | None] = [None] * len(encoded)
     # The first of several items for one (game, seq) is the one inserted;
     # the others are judged against it, as retries of it.
     first_index: dict[tuple[int, int], int] = {}
     for index, (game_id, seq, _) in enumerate(encoded):
         first_index.setdefault((game_id, seq), index)
     firsts = [encoded[index] for index in first_index.values()]
-    if not firsts:
-        return results
-    inserted, stored, statuses = await db.hot_write(_store_actions, firsts)
+    inserted, stored, statuses = await _store_actions(connection, firsts)
     for index, (game_id, seq, text) in enumerate(encoded):
         key = (game_id, seq)
         first = first_index[key]
@@ -423,3 +434,26 @@ def _json_text(value: Any) -> str:
         return json.dumps(value)
     except (TypeError, ValueError) as error:
         raise InvalidGame(f"action is not JSON-serializable: {error}") from error
+
+
+async def unposted_summaries(db: Database) -> list[StoredGame]:
+    """Finished games whose summary has not reached Discord yet, oldest first, with their actions."""
+    async with db.read() as session:
+        rows = list(
+            await session.scalars(
+                select(GameRow)
+                .where(GameRow.status == GameStatus.FINISHED.value, GameRow.summary_posted_at.is_(None))
+                .order_by(GameRow.id)
+            )
+        )
+        actions = await _actions_by_game(session, [row.id for row in rows])
+        return [_to_stored(row, actions.get(row.id, ())) for row in rows]
+
+
+async def mark_summary_posted(db: Database, game_id: int) -> None:
+    """The game's summary reached Discord (not posted again after a restart)."""
+    async with db.write() as session:
+        await session.execute(
+            update(GameRow).where(GameRow.id == game_id, GameRow.summary_posted_at.is_(None))
+            .values(summary_posted_at=utcnow())
+        )

@@ -110,6 +110,9 @@ class GameRow(Base):
     # Per-seat places and chip figures written by settle_game, for /history
     # and for replaying a settlement's result.
     settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    # When the public end-of-game summary reached Discord (NULL: not yet, and
+    # a finished game's summary is posted again after a restart).
+    summary_posted_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
 
     __table_args__ = (
         CheckConstraint("bet >= 0", name="bet_not_negative"),
@@ -160,6 +163,8 @@ class TableRow(Base):
     guild_id: Mapped[int] = mapped_column(BigInteger)
     state: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime, default=utcnow)
+    # The game the table is playing (NULL between games).
+    game_id: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class GuildSettingsRow(Base):

@@ -162,6 +162,8 @@ class StoredTable:
     guild_id: int
     state: dict[str, Any]
     updated_at: datetime.datetime
+    game_id: int | None = None
+    """The game the table is playing (None between games)."""
 
 
 @dataclass(frozen=True)

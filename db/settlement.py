@@ -1,7 +1,9 @@
 """Settling a finished game's chips: all seats in one transaction, once.
 
-The engine says who pays whom, in bet units, seat to seat.  This module turns
-that into chips for the human seats and applies it atomically:
+The engine says who pays whom, in bet units, seat to seat.  The money rules
+that turn this into chips for the human seats live with the payments, in
+:mod:`tienlen.settlement`; this module applies them atomically, with the
+balances it locks:
 
 1. Payments involving an AI seat are dropped (AI seats hold no chips).
 2. Each human seat's *owed* figure is the sum of its payments × bet.
@@ -46,6 +48,7 @@ from sqlalchemy import (
     update,
 )
 
+import tienlen.settlement as money
 from db import ledger
 from db.coltypes import utcnow
 from db.database import Database
@@ -69,61 +72,26 @@ def settlement_key(game_id: int, seat: int) -> str:
 
 
 # ---------------------------------------------------------------- arithmetic
+# The money rules themselves live with the game's payments, in
+# tienlen.settlement; this module applies them inside the transaction.
 
 
 def owed_by_seat(
     payments: Sequence[SeatPayment], seats: Mapping[int, int], bet: int
 ) -> dict[int, int]:
-    """Net chips each human seat is owed (+) or owes (−), AI payments dropped."""
-    owed = dict.fromkeys(seats, 0)
-    for payment in payments:
-        if payment.payer in seats and payment.payee in seats:
-            chips = payment.units * bet
-            owed[payment.payer] -= chips
-            owed[payment.payee] += chips
+    """Net chips each human seat is owed (+) or owes (−), AI payments dropped;
+    InvalidAmount beyond what an account can hold."""
+    owed = money.owed_by_seat(payments, seats, bet)
     for seat, amount in owed.items():
         if abs(amount) > MAX_AMOUNT:
             raise InvalidAmount(f"seat {seat} would move {amount} chips, over 2**53")
     return owed
 
 
-def cap_to_balances(owed: Mapping[int, int], balances: Mapping[int, int]) -> dict[int, int]:
-    """What each seat actually receives (+) or pays (−) once losers' balances
-    limit what can be collected."""
-    paid = {seat: min(-amount, balances[seat]) for seat, amount in owed.items() if amount < 0}
-    gains = {seat: amount for seat, amount in owed.items() if amount > 0}
-    collected = sum(paid.values())
-    if collected < sum(gains.values()):
-        gains = proportional_shares(collected, gains)
-    gross = dict.fromkeys(owed, 0)
-    gross.update({seat: -amount for seat, amount in paid.items()})
-    gross.update(gains)
-    return gross
-
-
-def proportional_shares(total: int, weights: Mapping[int, int]) -> dict[int, int]:
-    """Split ``total`` in proportion to positive ``weights``, in whole chips.
-
-    Largest-remainder method: floors first, then one more chip each to the
-    largest remainders (ties to the lower seat), so the parts sum to total.
-    """
-    weight_sum = sum(weights.values())
-    shares = {key: total * weight // weight_sum for key, weight in weights.items()}
-    left_over = total - sum(shares.values())
-    by_remainder = sorted(weights, key=lambda key: (-(total * weights[key] % weight_sum), key))
-    for key in by_remainder[:left_over]:
-        shares[key] += 1
-    return shares
-
-
-def rake_of(gross: Mapping[int, int], rake_percent: int) -> dict[int, int]:
-    return {seat: max(amount, 0) * rake_percent // 100 for seat, amount in gross.items()}
-
-
 # ---------------------------------------------------------------- validation
 
 
-def _check_inputs(
+def check_settlement_inputs(
     payments: Sequence[SeatPayment],
     results: Mapping[int, SeatResult],
     bet: int,
@@ -190,11 +158,11 @@ async def settle_game(
     UnknownAccount (a human seat without an account), InvalidAmount or
     InvalidGame (malformed input); on any error nothing is written.
     """
-    _check_inputs(payments, results, bet, rake_percent)
-    return await db.hot_write(_settle, game_id, payments, results, bet, rake_percent)
+    check_settlement_inputs(payments, results, bet, rake_percent)
+    return await db.hot_write(settle_in_transaction, game_id, payments, results, bet, rake_percent)
 
 
-async def _settle(
+async def settle_in_transaction(
     connection: HotConnection,
     game_id: int,
     payments: Sequence[SeatPayment],
@@ -202,7 +170,7 @@ async def _settle(
     bet: int,
     rake_percent: int,
 ) -> Settlement:
-    """The settlement's transaction (in :meth:`Database.hot_write`)."""
+    """The settlement, inside a running hot transaction (:meth:`Database.hot_write`)."""
     game = await _lock_game(connection, game_id)
     if game.settled_at is not None:
         return await _replayed(connection, game)
@@ -232,8 +200,8 @@ def _chips_by_seat(
     rake_percent: int,
 ) -> dict[int, _SeatChips]:
     owed = owed_by_seat(payments, humans, bet)
-    gross = cap_to_balances(owed, {seat: balances[user] for seat, user in humans.items()})
-    rake = rake_of(gross, rake_percent)
+    gross = money.cap_to_balances(owed, {seat: balances[user] for seat, user in humans.items()})
+    rake = money.rake_of(gross, rake_percent)
     return {seat: _SeatChips(owed[seat], gross[seat], rake[seat]) for seat in humans}
 
 
@@ -521,3 +489,13 @@ async def _replayed(connection: HotConnection, game: _Game) -> Settlement:
             owed=figures.get("owed", amount),
         )
     return Settlement(game.id, dict(sorted(lines.items())), replayed=True)
+
+
+async def settlement_of(db: Database, game_id: int) -> Settlement | None:
+    """What the game's settlement paid (``replayed=True``), or None before it is settled."""
+    return await db.hot_write(_stored_settlement, game_id)
+
+
+async def _stored_settlement(connection: HotConnection, game_id: int) -> Settlement | None:
+    game = await _lock_game(connection, game_id)
+    return await _replayed(connection, game) if game.settled_at is not None else None

@@ -1,7 +1,8 @@
 """Saved table state, one row per channel, so tables survive a restart.
 
-The runtime saves a table's whole state (seats, host, options, series) after
-every change; the state is opaque to this layer.
+The runtime saves a table's whole state (seats, host, options, series) with
+every change that alters it, through :func:`db.commit_changes`; the state is
+opaque to this layer, the game the table plays is a column.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from db.validation import require_id
 
 
 async def save_table(
-    db: Database, channel_id: int, guild_id: int, state: Mapping[str, Any]
+    db: Database, channel_id: int, guild_id: int, state: Mapping[str, Any], *, game_id: int | None = None
 ) -> None:
-    """Insert or replace the table state of ``channel_id``."""
+    """Insert or replace the table state of ``channel_id`` (playing ``game_id``)."""
     require_id(channel_id, what="channel_id")
     require_id(guild_id, what="guild_id")
-    values = {"guild_id": guild_id, "state": dict(state), "updated_at": utcnow()}
+    values = {"guild_id": guild_id, "state": dict(state), "game_id": game_id, "updated_at": utcnow()}
     async with db.write() as session:
         statement = insert_for(session, TableRow).values(channel_id=channel_id, **values)
         await session.execute(
@@ -47,7 +48,9 @@ async def load_tables(db: Database) -> list[StoredTable]:
     async with db.read() as session:
         rows = await session.scalars(select(TableRow).order_by(TableRow.channel_id))
         return [
-            StoredTable(row.channel_id, row.guild_id, row.state, row.updated_at) for row in rows
+            StoredTable(channel_id=row.channel_id, guild_id=row.guild_id, state=row.state,
+                        updated_at=row.updated_at, game_id=row.game_id)
+            for row in rows
         ]
 
 

@@ -1,7 +1,9 @@
 """Immutable pictures of a table for the Discord layer: public and per player.
 
-The runtime builds these inside the table lock, after a change is stored, so
-what the cogs display is always a committed, consistent state.  The public
+The runtime builds these inside the table lock, after a change is stored, from
+the committed :class:`~runtime.state.TableState` and the deadline the
+scheduler derived, so what the cogs display is always a committed,
+consistent state.  The public
 :class:`TableSnapshot` holds no hidden card; a :class:`HandSnapshot` holds one
 player's own cards and is only ever sent to that player.
 """
@@ -15,12 +17,13 @@ from tienlen import Card, Combo, RuleSet
 from tienlen.table import NextLead, Phase, Table
 
 if TYPE_CHECKING:
+    from runtime.state import TableState
     from tienlen.game import Game
 
 __all__ = ["Event", "TAKEN_OVER", "SeatInfo", "TableSnapshot", "HandSnapshot", "GameSummary", "PaymentLine", "snapshot_of", "hand_of"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened at a table, for the announcement line.
 
@@ -43,7 +46,7 @@ TAKEN_OVER = "takeover"
 a restart and a failover to another process look alike from here."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeatInfo:
     index: int
     name: str
@@ -61,7 +64,7 @@ class SeatInfo:
     ready: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PaymentLine:
     payer: str
     payee: str
@@ -71,7 +74,7 @@ class PaymentLine:
     """Chips moved for it (False when an AI seat pays or is paid: AI seats hold no chips)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameSummary:
     """The public end-of-game result."""
 
@@ -89,7 +92,7 @@ class GameSummary:
     rake_percent: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TableSnapshot:
     channel_id: int
     guild_id: int
@@ -121,7 +124,7 @@ class TableSnapshot:
         return self.seats[index].name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandSnapshot:
     """One player's private view: their cards and what they may do now."""
 
@@ -133,6 +136,7 @@ class HandSnapshot:
     legal: tuple[Combo, ...]
     is_turn: bool
     can_pass: bool
+    """On turn with a play to answer (the round's leader cannot pass)."""
     out_of_turn: bool
     """They hold a chop they may play now although it is not their turn."""
     top: Combo | None
@@ -151,16 +155,19 @@ class HandSnapshot:
 
 
 def snapshot_of(
-    table: Table,
+    state: "TableState",
     *,
     version: int,
+    deadline: float | None = None,
     events: tuple[Event, ...] = (),
     lead: NextLead | None = None,
     summary: GameSummary | None = None,
     closed: bool = False,
 ) -> TableSnapshot:
-    """The public picture of ``table`` now."""
-    game = table.game if table.phase is Phase.PLAYING else None
+    """The public picture of the table of ``state`` now (``deadline``: when
+    the seat on turn times out, as the scheduler derived it)."""
+    table = state.table
+    game = state.game
     seats = _game_seats(table, game) if game is not None else _lobby_seats(table)
     tally = tuple((_name_of(table, user_id), amount) for user_id, amount in table.tally.items())
     return TableSnapshot(
@@ -172,12 +179,12 @@ def snapshot_of(
         bet=table.bet,
         turn_seconds=table.turn_seconds,
         host_id=table.host_id,
-        message_id=table.message_id,
+        message_id=state.message_id,
         seats=seats,
         game_id=table.game_id,
         game_number=table.games_played + (1 if table.phase is Phase.PLAYING else 0),
         turn=game.turn if game is not None else None,
-        deadline=table.deadline if game is not None else None,
+        deadline=deadline if game is not None else None,
         top=game.top if game is not None else None,
         top_owner=game.top_owner if game is not None else None,
         lead=lead,
@@ -242,8 +249,10 @@ def _name_of(table: Table, user_id: int) -> str:
     return str(user_id)
 
 
-def hand_of(table: Table, seat: int, *, selected: tuple[Card, ...] = ()) -> HandSnapshot:
+def hand_of(state: "TableState", seat: int, *, deadline: float | None = None,
+            selected: tuple[Card, ...] = ()) -> HandSnapshot:
     """``seat``'s private view of the game in progress (or of the one just ended)."""
+    table = state.table
     game = table.game
     assert game is not None
     is_turn = game.turn == seat
@@ -257,14 +266,14 @@ def hand_of(table: Table, seat: int, *, selected: tuple[Card, ...] = ()) -> Hand
         cards=tuple(hand),
         legal=legal,
         is_turn=is_turn,
-        can_pass=is_turn and game.top is not None,
+        can_pass=game.can_pass(seat),
         out_of_turn=not is_turn and bool(legal),
         top=game.top,
         required=game.required_card if is_turn else None,
         in_play=game.in_play(seat),
         finished=game.finished,
-        deadline=table.deadline,
-        locale=table.game_seats[seat].locale,
+        deadline=deadline,
+        locale=state.locale_of(table.game_seats[seat].user_id),
         selected=tuple(card for card in selected if card in hand),
         turn_name=table.game_seats[game.turn].name if game.turn is not None else None,
         version=len(game.actions),

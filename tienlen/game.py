@@ -67,7 +67,6 @@ __all__ = ["Game", "SeatView", "legal_plays_on_turn", "Action", "Payment", "Paym
 
 JSON_FORMAT = 1
 
-_new = tuple.__new__
 _NO_SEAT = -1
 _BOMB_KINDS = (FOUR_OF_A_KIND, CONSECUTIVE_PAIRS)
 
@@ -82,19 +81,45 @@ _NEXT = {
     for players in range(2, 5)
 }
 _SEAT_SETS = tuple(frozenset(seat for seat in range(4) if seats >> seat & 1) for seats in range(16))
-_PASSES = tuple(Action("pass", seat) for seat in range(4))
-_QUIET_PASSES = tuple(Outcome(action) for action in _PASSES)
+_PASSES = tuple(Action(kind="pass", seat=seat) for seat in range(4))
+_QUIET_PASSES = tuple(Outcome(action=action) for action in _PASSES)
 """What a pass that leaves the round going returns: the same value every time."""
 _ROUND_ENDING_PASSES = tuple(
-    tuple(Outcome(action, round_over=True, leader=leader) for leader in range(4)) for action in _PASSES
+    tuple(Outcome(action=action, round_over=True, leader=leader) for leader in range(4)) for action in _PASSES
 )
 """[seat][leader]: what a pass that ends the round returns when no leader is found stuck."""
 _QUIET_PLAYS = tuple(
-    {mask: Outcome(Action("play", seat, mask), combo) for mask, combo in SAME_RANK_COMBOS.items()} for seat in range(4)
+    {mask: Outcome(action=Action(kind="play", seat=seat, mask=mask), combo=combo) for mask, combo in SAME_RANK_COMBOS.items()}
+    for seat in range(4)
 )
 """[seat][mask]: what a single, pair, triple or four played on turn that leaves
 the round going returns, made once (as for passes): most plays are these, and
 two tuples a play are a sizeable share of a game's cost."""
+
+
+# The records made on nearly every play are built straight from their fields'
+# tuple (NamedTuple's keyword parsing costs about 3 % of a game), by the small
+# helpers below, each named for what it builds; everywhere else records are
+# built by keyword.  The field order the helpers rely on is checked here.
+_new = tuple.__new__
+assert Action._fields == ("kind", "seat", "mask")
+assert Outcome._fields == ("action", "combo", "chop", "out_of_turn", "went_out", "finish_penalty", "frozen", "stuck",
+                           "round_over", "leader", "finished", "timed_out_pass")
+assert tuple(Outcome._field_defaults[name] for name in Outcome._fields[3:]) == (
+    False, None, False, (), (), False, None, False, False)  # what the helpers write out after chop
+
+
+def _plain_play(action: Action, combo: Combo, chop: ChopEvent | None) -> Outcome:
+    """``Outcome(action=action, combo=combo, chop=chop)``, made fast: a play on
+    turn with the round going on."""
+    return _new(Outcome, (action, combo, chop, False, None, False, (), (), False, None, False, False))
+
+
+def _round_ending_play(action: Action, combo: Combo, chop: ChopEvent | None, stuck: tuple[int, ...], leader: int | None,
+                       finished: bool) -> Outcome:
+    """``Outcome(action=action, combo=combo, chop=chop, stuck=stuck, round_over=True,
+    leader=leader, finished=finished)``, made fast: nobody is left to answer the play."""
+    return _new(Outcome, (action, combo, chop, False, None, False, (), stuck, True, leader, finished, False))
 
 
 def _quiet_play(seat: int, combo: Combo) -> Outcome:
@@ -468,6 +493,19 @@ class Game:
         """Whether ``seat`` (not on turn) holds a chop it may play right now."""
         return seat != self.turn and bool(self.legal_plays(seat))
 
+    def out_of_turn_seats(self) -> tuple[int, ...]:
+        """The seats not on turn that hold a chop they may play right now.
+
+        >>> game = Game(RULESETS["mien-nam"], ["3S 4S", "2H 5D", "10S JS", "6S 6C 7S 7C 8S 8C 9S 9C"])
+        >>> _ = game.play(0, "3S"); game.out_of_turn_seats()
+        ()
+        >>> _ = game.play(1, "2H"); game.turn, game.out_of_turn_seats()  # seat 3 may chop the 2 now
+        (2, (3,))
+        """
+        if self.top is None or self.finished or not self.rules.four_pairs_out_of_turn:
+            return ()
+        return tuple(seat for seat in range(self.players) if seat != self.turn and self.legal_plays(seat))
+
     # ---------------------------------------------------------------- actions
     def play(self, seat: int, cards: "Combo | Sequence[Card] | str | int") -> Outcome:
         """Play ``cards`` from ``seat``'s hand; raises :class:`IllegalPlayError`.
@@ -509,8 +547,7 @@ class Game:
                         self.turn = turn
                         return quiet
                     stuck = self._new_round(seat)  # nobody left to answer it: a new round, led by this seat
-                    return _new(Outcome, (quiet[0], cards, None, False, None, False, (), stuck, True, self.turn,
-                                          self.finished, False))
+                    return _round_ending_play(quiet[0], cards, None, stuck, self.turn, self.finished)
         self._check_seat(seat)
         combo = self._combo_of(seat, cards)
         out_of_turn = seat != self.turn
@@ -522,11 +559,24 @@ class Game:
             raise IllegalPlayError(
                 "you cannot go out with a 2 or a four of a kind", code="finish_on_two"
             )
-        return self._apply_play(seat, combo, _new(Action, ("play", seat, combo[1])), out_of_turn)
+        action = _new(Action, ("play", seat, combo[1]))  # Action(kind="play", seat=seat, mask=...), made fast
+        return self._apply_play(seat, combo, action, out_of_turn)
+
+    def can_pass(self, seat: int) -> bool:
+        """Whether ``seat`` may pass now: on turn, with a play to answer (the
+        round's leader cannot pass).
+
+        >>> game = Game(RULESETS["mien-nam"], ["3S 4S", "5D 6D"])
+        >>> game.can_pass(0), game.can_pass(1)
+        (False, False)
+        >>> _ = game.play(0, "3S"); game.can_pass(1)
+        True
+        """
+        return seat == self.turn and self.top is not None
 
     def pass_turn(self, seat: int) -> Outcome:
         """Pass: ``seat`` is locked out until the round ends."""
-        if seat != self.turn or self.top is None:
+        if seat != self.turn or self.top is None:  # not can_pass(seat), inline: every pass asks
             self._check_seat(seat)
             self._check_turn(seat)
             raise IllegalPlayError("you lead this round, so you cannot pass", code="lead_cannot_pass")
@@ -545,7 +595,7 @@ class Game:
         """``seat`` ran out of time: pass, or play its lowest single when leading."""
         self._check_seat(seat)
         self._check_turn(seat)
-        action = Action("timeout", seat)
+        action = Action(kind="timeout", seat=seat)
         if self.top is not None:
             return self._apply_pass(seat, action, timed_out=True)
         plays = self.legal_plays(seat)
@@ -558,7 +608,7 @@ class Game:
     def leave(self, seat: int) -> Outcome:
         """``seat`` leaves mid-game: a loss, taking the last place not yet taken."""
         self._check_seat(seat)
-        action = Action("leave", seat)
+        action = Action(kind="leave", seat=seat)
         self._actions.append(action)
         self._left.append(seat)
         was_turn = seat == self.turn
@@ -566,14 +616,14 @@ class Game:
         if seat == self._required_holder():
             self._required = 0
         if self._check_end():
-            return Outcome(action, finished=True)
+            return Outcome(action=action, finished=True)
         if not was_turn:
-            return Outcome(action)
+            return Outcome(action=action)
         if self.top is None:
             stuck = self._new_round(self._next_in_play(seat))
-            return Outcome(action, round_over=True, leader=self.turn, stuck=stuck, finished=self.finished)
+            return Outcome(action=action, round_over=True, leader=self.turn, stuck=stuck, finished=self.finished)
         round_over, stuck = self._advance(seat)
-        return Outcome(action, round_over=round_over, leader=self.turn if round_over else None,
+        return Outcome(action=action, round_over=round_over, leader=self.turn if round_over else None,
                        stuck=stuck, finished=self.finished)
 
     def apply(self, action: Action) -> Outcome:
@@ -667,9 +717,9 @@ class Game:
         turn = self._next[16 * seat + (self._live & ~passed & ~(1 << seat))]
         if turn != _NO_SEAT:
             self.turn = turn
-            return _new(Outcome, (action, combo, chop, False, None, False, (), (), False, None, False, False))
+            return _plain_play(action, combo, chop)
         stuck = self._new_round(seat)
-        return _new(Outcome, (action, combo, chop, False, None, False, (), stuck, True, self.turn, self.finished, False))
+        return _round_ending_play(action, combo, chop, stuck, self.turn, self.finished)
 
     def _after_special_play(self, seat: int, combo: Combo, action: Action, chop: ChopEvent | None,
                             out_of_turn: bool) -> Outcome:
@@ -689,14 +739,15 @@ class Game:
                 if not went_out and self._cong:
                     frozen = self._freeze(seat)
             if self._check_end():
-                return _new(Outcome, (action, combo, chop, out_of_turn, went_out, penalty, frozen, (), False, None,
-                                      True, False))
+                return Outcome(action=action, combo=combo, chop=chop, out_of_turn=out_of_turn, went_out=went_out,
+                               finish_penalty=penalty, frozen=frozen, finished=True)
         resume = None
         if out_of_turn and self.rules.out_of_turn_resume is OutOfTurnResume.INTERRUPTED_SEAT:
             resume = self.turn
         round_over, stuck = self._advance(seat, resume)
-        return _new(Outcome, (action, combo, chop, out_of_turn, went_out, penalty, frozen, stuck, round_over,
-                              self.turn if round_over else None, self.finished, False))
+        return Outcome(action=action, combo=combo, chop=chop, out_of_turn=out_of_turn, went_out=went_out,
+                       finish_penalty=penalty, frozen=frozen, stuck=stuck, round_over=round_over,
+                       leader=self.turn if round_over else None, finished=self.finished)
 
     def _record_chop(self, seat: int, combo: Combo, top: Combo) -> ChopEvent | None:
         owner = self._owner
@@ -732,8 +783,8 @@ class Game:
         if turn != _NO_SEAT:
             self.turn = turn
             if timed_out:
-                return Outcome(action, timed_out_pass=True)
-            return _QUIET_PASSES[seat] if action is _PASSES[seat] else Outcome(action)
+                return Outcome(action=action, timed_out_pass=True)
+            return _QUIET_PASSES[seat] if action is _PASSES[seat] else Outcome(action=action)
         return self._end_round(action, timed_out)
 
     def _end_round(self, action: Action, timed_out: bool) -> Outcome:
@@ -743,7 +794,8 @@ class Game:
         stuck = self._new_round(owner if self._live >> owner & 1 else self._next_in_play(owner))
         if not stuck and action is _PASSES[action[1]]:  # a plain pass: a ready-made outcome
             return _ROUND_ENDING_PASSES[action[1]][self.turn]  # type: ignore[index]
-        return _new(Outcome, (action, None, None, False, None, False, (), stuck, True, self.turn, self.finished, timed_out))
+        return Outcome(action=action, stuck=stuck, round_over=True, leader=self.turn, finished=self.finished,
+                       timed_out_pass=timed_out)
 
     def _advance(self, after: int, resume: int | None = None) -> tuple[bool, tuple[int, ...]]:
         """Give the turn to the next seat that may still beat the top, or end

@@ -4,7 +4,7 @@ the :class:`SeatView` an AI player receives.  All small immutable values.
 They live apart from :mod:`tienlen.game` so that the settlement (which makes
 payments) and the game (which asks for them) need not import each other.
 
->>> Action("play", 2, 0b111).cards
+>>> Action(kind="play", seat=2, mask=0b111).cards
 [Card('3S'), Card('3C'), Card('3D')]
 >>> Payment(payer=1, payee=0, units=2, reason=PaymentReason.PLACE).units
 2
@@ -47,7 +47,7 @@ class Action(NamedTuple):
         if kind not in ("play", "pass", "timeout", "leave"):
             raise ValueError(f"unknown action kind: {kind}")
         mask = as_mask(parse_cards(data[2])) if kind == "play" else 0
-        return cls(kind, seat, mask)
+        return cls(kind=kind, seat=seat, mask=mask)
 
 
 class PaymentReason(str, Enum):

@@ -1,15 +1,28 @@
-"""Money of a finished game, as pairwise payments in bet units (RULES.md §5).
+"""Every money rule in one place: a finished game's payments in bet units
+(RULES.md §5), and how they become chips between players' accounts.
 
 Kept apart from :mod:`tienlen.game` so the flow of play and the money can be
-read separately.  Everything here reads a finished :class:`~tienlen.game.Game`;
-nothing changes it.  The rake and the "no one receives more than the loser
-still has" cap are applied by the chips layer, not here.
+read separately.  The payments read a finished :class:`~tienlen.game.Game`;
+nothing changes it.  The chips part is plain arithmetic over payments and
+balances (AI seats hold no chips; no one receives more than the losers still
+have; the house's rake), which the database layer applies inside the
+settlement's transaction, where the balances are locked.
+
+>>> owed = owed_by_seat([Payment(1, 0, 2, PaymentReason.PLACE), Payment(2, 0, 1, PaymentReason.PLACE)],
+...                     {0: 100, 1: 101}, bet=10)
+>>> owed
+{0: 20, 1: -20}
+>>> cap_to_balances(owed, {0: 500, 1: 15})  # seat 1 has only 15 chips left
+{0: 15, 1: -15}
+>>> rake_of({0: 15, 1: -15}, 10)
+{0: 1, 1: 0}
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from itertools import groupby
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tienlen.holdings import held_value
 from tienlen.records import Payment, PaymentReason
@@ -18,7 +31,8 @@ from tienlen.rules import CongRule, LeftoverRule
 if TYPE_CHECKING:
     from tienlen.game import Game
 
-__all__ = ["game_payments", "cong_culprit"]
+__all__ = ["game_payments", "cong_culprit", "moves_chips", "owed_by_seat", "cap_to_balances",
+           "proportional_shares", "rake_of"]
 
 
 def game_payments(game: "Game") -> list[Payment]:
@@ -126,3 +140,65 @@ def _penalty_payments(game: "Game", payers, units: int, reason) -> list[Payment]
         for seat in range(game.players)
         if seat != payer and seat not in left
     ]
+
+
+# ----------------------------------------------------------------- chips
+class _Payment(Protocol):
+    payer: int
+    payee: int
+    units: int
+
+
+def moves_chips(payment: _Payment, humans: "Mapping[int, object] | set[int]") -> bool:
+    """Whether chips move for ``payment``: both seats are people (AI seats
+    hold no chips, so a payment to or from one is shown but not paid)."""
+    return payment.payer in humans and payment.payee in humans
+
+
+def owed_by_seat(payments: Sequence[_Payment], humans: Mapping[int, int], bet: int) -> dict[int, int]:
+    """Net chips each human seat (seat → user id) is owed (+) or owes (−)."""
+    owed = dict.fromkeys(humans, 0)
+    for payment in payments:
+        if moves_chips(payment, humans):
+            chips = payment.units * bet
+            owed[payment.payer] -= chips
+            owed[payment.payee] += chips
+    return owed
+
+
+def cap_to_balances(owed: Mapping[int, int], balances: Mapping[int, int]) -> dict[int, int]:
+    """What each seat actually receives (+) or pays (−): a loser pays at most
+    their balance, and when the losers cannot cover the winners, the winners
+    share what was collected in proportion to what they were owed."""
+    paid = {seat: min(-amount, balances[seat]) for seat, amount in owed.items() if amount < 0}
+    gains = {seat: amount for seat, amount in owed.items() if amount > 0}
+    collected = sum(paid.values())
+    if collected < sum(gains.values()):
+        gains = proportional_shares(collected, gains)
+    gross = dict.fromkeys(owed, 0)
+    gross.update({seat: -amount for seat, amount in paid.items()})
+    gross.update(gains)
+    return gross
+
+
+def proportional_shares(total: int, weights: Mapping[int, int]) -> dict[int, int]:
+    """Split ``total`` in proportion to positive ``weights``, in whole chips.
+
+    Largest-remainder method: floors first, then one more chip each to the
+    largest remainders (ties to the lower seat), so the parts sum to total.
+
+    >>> proportional_shares(101, {0: 300, 1: 100})
+    {0: 76, 1: 25}
+    """
+    weight_sum = sum(weights.values())
+    shares = {key: total * weight // weight_sum for key, weight in weights.items()}
+    left_over = total - sum(shares.values())
+    by_remainder = sorted(weights, key=lambda key: (-(total * weights[key] % weight_sum), key))
+    for key in by_remainder[:left_over]:
+        shares[key] += 1
+    return shares
+
+
+def rake_of(gross: Mapping[int, int], rake_percent: int) -> dict[int, int]:
+    """The house's share of each winner's gain (whole chips, rounded down)."""
+    return {seat: max(amount, 0) * rake_percent // 100 for seat, amount in gross.items()}

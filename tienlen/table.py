@@ -1,8 +1,11 @@
 """A table: seats, host, options and a series of games (RULES.md §3, issue 8).
 
-The table is pure state with rule-checked transitions — no asyncio, no wall
-clock (times come in as numbers), no Discord.  The runtime wraps each table in
-a lock, persists :meth:`Table.to_json` and drives timers and AI seats.
+The table is the game-side model only: seats, host, options, the game in
+progress and the series so far, with rule-checked transitions.  No asyncio,
+no clock, no Discord: what the runtime needs besides (the table message, the
+turn deadline, the last activity, players' languages) lives in the runtime.
+The runtime changes a table on a copy (:meth:`Table.copy`), stores
+:meth:`Table.to_json` and only then keeps the copy.
 
 >>> table = Table.create(channel_id=1, guild_id=2, host=Seat.human(10, "An"), rules_name="mien-nam", bet=5)
 >>> table.join(Seat.human(11, "Bình")); _ = table.add_ai("normal", name="Bot")
@@ -45,21 +48,22 @@ class Phase(str, Enum):
     BETWEEN = "between"  # a game has ended; the table waits for the next one
 
 
-@dataclass
+@dataclass(frozen=True)
 class Seat:
-    """A chair at the table: a human (``user_id``) or an AI seat (``user_id`` None)."""
+    """A chair at the table: a human (``user_id``) or an AI seat (``user_id`` None).
+
+    Immutable: the table replaces a seat to change it, so copies of a table share them."""
 
     user_id: int | None
     name: str
     ai_level: str | None = None
     afk: bool = False
     timeouts: int = 0
-    locale: str = "en-US"
     ready: bool = False  # pressed "Next game"
 
     @classmethod
-    def human(cls, user_id: int, name: str, locale: str = "en-US") -> "Seat":
-        return cls(user_id=user_id, name=name, locale=locale)
+    def human(cls, user_id: int, name: str) -> "Seat":
+        return cls(user_id=user_id, name=name)
 
     @classmethod
     def ai(cls, level: str, name: str) -> "Seat":
@@ -81,13 +85,12 @@ class Seat:
             "ai_level": self.ai_level,
             "afk": self.afk,
             "timeouts": self.timeouts,
-            "locale": self.locale,
             "ready": self.ready,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Seat":
-        return cls(**data)
+        return cls(**{name: data[name] for name in _SEAT_FIELDS if name in data})
 
 
 @dataclass
@@ -105,6 +108,10 @@ class SeriesResult:
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+_SEAT_FIELDS = ("user_id", "name", "ai_level", "afk", "timeouts", "ready")
+"""What a stored seat holds (older rows also carry a language, kept by the runtime now)."""
 
 
 @dataclass(frozen=True)
@@ -134,12 +141,18 @@ class Table:
     tally: dict[int, int] = field(default_factory=dict)
     """Chips won (+) or lost (−) this session, per user id."""
     last_result: SeriesResult | None = None
-    message_id: int | None = None
-    deadline: float | None = None
-    """When the seat on turn times out (epoch seconds), or None."""
-    last_activity: float = 0.0
     game_seats: list[Seat] = field(default_factory=list)
     """The seats of the game in progress (frozen at the deal)."""
+
+    def copy(self) -> "Table":
+        """An independent copy to change: the seat lists, the tally and the game
+        copied (the game in about a microsecond), the rest shared (immutable)."""
+        other = _shallow(self)
+        other.seats = self.seats[:]
+        other.game_seats = self.game_seats[:]
+        other.game = self.game.copy() if self.game is not None else None
+        other.tally = dict(self.tally)
+        return other
 
     # -------------------------------------------------------------- creation
     @classmethod
@@ -153,7 +166,6 @@ class Table:
         bet: int = 10,
         turn_seconds: int | None = None,
         min_turn_seconds: int = MIN_TURN_SECONDS,
-        now: float = 0.0,
     ) -> "Table":
         rules = _preset(rules_name)
         seconds = rules.turn_seconds if turn_seconds is None else turn_seconds
@@ -167,7 +179,6 @@ class Table:
             bet=bet,
             turn_seconds=seconds,
             seats=[host],
-            last_activity=now,
         )
 
     # ------------------------------------------------------------------ seats
@@ -286,19 +297,19 @@ class Table:
         """Who leads the next game with the current seats (RULES.md §3, issue 8)."""
         result = self.last_result
         if result is None:
-            return NextLead(True, None, "first-game")
+            return NextLead(first_game=True, seat=None, reason="first-game")
         if result.penalty_leader is not None:
             seat = self.seat_of(result.penalty_leader)
             if seat is not None:
-                return NextLead(False, seat, "penalty")
+                return NextLead(first_game=False, seat=seat, reason="penalty")
         winner = self._seat_of_result(result.winner, result.winner_was_ai, result.winner_seat_name)
         if winner is not None:
-            return NextLead(False, winner, "previous-winner")
+            return NextLead(first_game=False, seat=winner, reason="previous-winner")
         if self.rules.winner_left_lead == "second-place":
             second = self._seat_of_result(result.second, result.second_was_ai, result.second_seat_name)
             if second is not None:
-                return NextLead(False, second, "second-place")
-        return NextLead(True, None, "winner-left")
+                return NextLead(first_game=False, seat=second, reason="second-place")
+        return NextLead(first_game=True, seat=None, reason="winner-left")
 
     def _seat_of_result(self, user_id: int | None, was_ai: bool, name: str) -> int | None:
         if not was_ai and user_id is not None:
@@ -308,15 +319,30 @@ class Table:
                 return index
         return None
 
-    def start_game(self, game: Game, game_id: int | None, *, now: float) -> None:
+    def start_game(self, game: Game, game_id: int | None) -> None:
         """Record that ``game`` (dealt to the current seats) has begun."""
         self.game = game
         self.game_id = game_id
         self.game_seats = [replace(seat, timeouts=0, ready=False) for seat in self.seats]
         self._unready()  # "ready for the next game" is asked afresh after this one
         self.phase = Phase.PLAYING
-        self.deadline = None
-        self.last_activity = now
+
+    # ------------------------------------------------------------ time-outs
+    def note_timeout(self, seat: int) -> bool:
+        """The human at game seat ``seat`` ran out of time; True when this
+        makes the seat AFK (RULES.md §3: the AI plays it from now on)."""
+        info = self.game_seats[seat]
+        turns_afk = info.timeouts + 1 >= AFK_TIMEOUTS and not info.afk and not info.is_ai
+        self.game_seats[seat] = replace(info, timeouts=info.timeouts + 1, afk=info.afk or turns_afk)
+        return turns_afk
+
+    def note_acted(self, seat: int) -> bool:
+        """The human at game seat ``seat`` acted; True when they were AFK
+        (they play their seat again)."""
+        info = self.game_seats[seat]
+        if info.timeouts or info.afk:
+            self.game_seats[seat] = replace(info, timeouts=0, afk=False)
+        return info.afk
 
     def finish_game(self, chips: dict[int, int]) -> SeriesResult:
         """The game is over: remember the result and the session tally."""
@@ -340,8 +366,9 @@ class Table:
         self.last_result = result
         self.games_played += 1
         self._drop_departed()
+        self.game = None
+        self.game_id = None
         self.phase = Phase.BETWEEN
-        self.deadline = None
         return result
 
     def abort_game(self) -> None:
@@ -350,7 +377,6 @@ class Table:
         self.game = None
         self.game_id = None
         self.phase = Phase.BETWEEN if self.games_played else Phase.LOBBY
-        self.deadline = None
 
     def _drop_departed(self) -> None:
         """Seats whose player left mid-game are freed once the game ends."""
@@ -365,19 +391,18 @@ class Table:
             if seat.afk and not seat.is_ai:
                 lobby = self.seat_of(seat.user_id)  # type: ignore[arg-type]
                 if lobby is not None:
-                    self.seats[lobby].afk = False
+                    self.seats[lobby] = replace(self.seats[lobby], afk=False)
 
     def mark_ready(self, user_id: int) -> bool:
         """A seated human pressed "Next game"; True when every human is ready."""
         index = self.seat_of(user_id)
         if index is None:
             raise TableError("not_seated")
-        self.seats[index].ready = True
+        self.seats[index] = replace(self.seats[index], ready=True)
         return all(seat.ready for seat in self.humans)
 
     def _unready(self) -> None:
-        for seat in self.seats:
-            seat.ready = False
+        self.seats = [replace(seat, ready=False) if seat.ready else seat for seat in self.seats]
 
     # ----------------------------------------------------------------- checks
     def _check_host(self, user_id: int) -> None:
@@ -390,7 +415,8 @@ class Table:
 
     # ---------------------------------------------------------------- storage
     def to_json(self) -> dict[str, Any]:
-        """The table's state for storage (the game itself is stored separately)."""
+        """The table's state for storage (the game itself, and which game it
+        is, are stored separately)."""
         return {
             "format": 1,
             "channel_id": self.channel_id,
@@ -403,16 +429,13 @@ class Table:
             "seats": [seat.to_json() for seat in self.seats],
             "game_seats": [seat.to_json() for seat in self.game_seats],
             "phase": self.phase.value,
-            "game_id": self.game_id,
             "games_played": self.games_played,
             "tally": {str(user): amount for user, amount in self.tally.items()},
             "last_result": self.last_result.to_json() if self.last_result else None,
-            "message_id": self.message_id,
-            "last_activity": self.last_activity,
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], game: Game | None = None) -> "Table":
+    def from_json(cls, data: dict[str, Any], game: Game | None = None, game_id: int | None = None) -> "Table":
         result = data.get("last_result")
         return cls(
             channel_id=data["channel_id"],
@@ -425,13 +448,19 @@ class Table:
             game_seats=[Seat.from_json(seat) for seat in data.get("game_seats", [])],
             phase=Phase(data["phase"]),
             game=game,
-            game_id=data.get("game_id"),
+            game_id=game_id,
             games_played=data.get("games_played", 0),
             tally={int(user): amount for user, amount in data.get("tally", {}).items()},
             last_result=SeriesResult(**result) if result else None,
-            message_id=data.get("message_id"),
-            last_activity=data.get("last_activity", 0.0),
         )
+
+
+def _shallow(value: Any) -> Any:
+    """A shallow copy of a dataclass instance (a fifth of ``dataclasses.replace``'s cost:
+    a step copies the table on every move)."""
+    other = object.__new__(type(value))
+    other.__dict__.update(value.__dict__)
+    return other
 
 
 def _preset(name: str) -> RuleSet:

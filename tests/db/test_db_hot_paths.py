@@ -22,8 +22,9 @@ from db import (
     StaleEpoch,
 )
 from db.models import AccountRow, ClusterSlotRow, GameActionRow, LedgerRow
-from runtime.action_log import ActionLog
-from tests.db.dbtest_support import GUILD, START, Backend, human, robot
+from runtime.records import AppendAction
+from runtime.store import Refused, Store
+from tests.db.dbtest_support import CHANNEL, GUILD, START, Backend, human, robot
 
 
 def pay(payer: int, payee: int, units: int) -> SeatPayment:
@@ -190,7 +191,7 @@ async def test_settlement_and_action_log_check_the_fence(
     with pytest.raises(StaleEpoch):
         await dblayer.append_actions(db, [(game_id, 0, {"x": 1})])
     with pytest.raises(StaleEpoch):
-        await ActionLog(db).append(game_id, 0, {"x": 1})
+        await Store(db).commit(CHANNEL, GUILD, [AppendAction(game_id=game_id, seq=0, action={"x": 1})])
     db.fence = Fence(slot=0, epoch=5)
     await dblayer.settle_game(db, game_id, payments=[pay(1, 0, 1)], results=results, bet=10)
     db.fence = None
@@ -263,27 +264,32 @@ async def test_a_batch_larger_than_one_statement(db: Database, make_game) -> Non
     assert await dblayer.append_actions(db, []) == []
 
 
-async def test_action_log_group_commit_keeps_each_tables_order(
+async def test_the_stores_group_commit_keeps_each_tables_order(
     db: Database, make_game
 ) -> None:
     games = [await make_game([human(2 * n + 1), human(2 * n + 2)]) for n in range(6)]
-    log = ActionLog(db)
+    store = Store(db)
+
+    def move(game_id: int, seq: int, action: dict) -> list[AppendAction]:
+        return [AppendAction(game_id=game_id, seq=seq, action=action)]
 
     async def table(game_id: int) -> None:
         for seq in range(15):
-            await log.append(game_id, seq, {"game": game_id, "seq": seq})
+            await store.commit(CHANNEL + game_id, GUILD, move(game_id, seq, {"game": game_id, "seq": seq}))
 
     await asyncio.gather(*(table(game_id) for game_id in games))
-    assert log.stored == 6 * 15
-    assert log.commits < log.stored  # moves shared commits
+    assert store.steps == 6 * 15
+    assert store.commits < store.steps  # moves shared commits
     for game_id in games:
         actions = (await dblayer.load_game(db, game_id)).actions
         assert actions == tuple({"game": game_id, "seq": seq} for seq in range(15))
     await dblayer.abort_game(db, games[0], "left")
-    with pytest.raises(GameClosed):
-        await log.append(games[0], 15, {"late": True})
-    with pytest.raises(ActionConflict):
-        await log.append(games[1], 0, {"other": True})
+    with pytest.raises(Refused) as closed:
+        await store.commit(CHANNEL, GUILD, move(games[0], 15, {"late": True}))
+    assert isinstance(closed.value.error, GameClosed)
+    with pytest.raises(Refused) as conflict:
+        await store.commit(CHANNEL, GUILD, move(games[1], 0, {"other": True}))
+    assert isinstance(conflict.value.error, ActionConflict)
 
 
 # ------------------------------------------------ SQLite: one hop a statement

@@ -23,7 +23,8 @@ from db import (
     UnknownAccount,
 )
 from db.models import LedgerRow
-from db.settlement import cap_to_balances, owed_by_seat, proportional_shares, rake_of
+from db.settlement import owed_by_seat
+from tienlen.settlement import cap_to_balances, proportional_shares, rake_of
 from tests.db.dbtest_support import GUILD, START, human, robot
 
 FOUR_RESULTS = {

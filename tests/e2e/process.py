@@ -18,8 +18,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class BotProcess:
-    def __init__(self, fake: Any, database_url: str, *args: str, **env: str) -> None:
+    def __init__(self, fake: Any, database_url: str, *args: str, repo: Path = REPO, **env: str) -> None:
+        """``repo``: the checkout whose ``bot.py`` runs (another one for before/after benchmarks)."""
         self.fake = fake
+        self.repo = repo
         self.args = list(args)
         self.env = {
             **os.environ,
@@ -32,7 +34,7 @@ class BotProcess:
             "AI_DELAY_SECONDS": "0",
             "AI_WORKERS": "0",
             "TIENLEN_TEST_EDIT_INTERVAL": "0",
-            "PYTHONPATH": str(REPO),
+            "PYTHONPATH": str(repo),
             **env,
         }
         self.process: asyncio.subprocess.Process | None = None
@@ -42,7 +44,7 @@ class BotProcess:
         # The log goes to a file: a pipe nobody reads would fill up and stall the bot.
         self.log = tempfile.NamedTemporaryFile(prefix="tienlen-bot-", suffix=".log", delete=False)
         self.process = await asyncio.create_subprocess_exec(
-            sys.executable, str(REPO / "bot.py"), *self.args, cwd=str(REPO), env=self.env,
+            sys.executable, str(self.repo / "bot.py"), *self.args, cwd=str(self.repo), env=self.env,
             stdout=asyncio.subprocess.DEVNULL, stderr=self.log,
         )
         return self

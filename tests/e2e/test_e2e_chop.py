@@ -38,7 +38,7 @@ async def test_out_of_turn_four_pairs_chop_through_the_controls(fake_discord, st
     bot = make_bot(deal_seed=find_deal_seed())
     await start_bot(bot)
     driver: TableDriver = await open_table(fake, fake.users[:4], "mien-nam")
-    table = bot.manager.table(driver.channel_id)
+    table = bot.tables.table(driver.channel_id)
     game = table.game
     lead = game.turn
     names = [seat.name for seat in table.game_seats]
@@ -65,6 +65,7 @@ async def test_out_of_turn_four_pairs_chop_through_the_controls(fake_discord, st
                 if classify(int(o["value"], 16), rules).bomb is Bomb.FOUR_PAIRS)
     result = await fake.select(chopper, driver.hand_message(chopper), quick, [bomb])
     assert not result.content  # accepted: the hand was updated, no error
+    game = bot.tables.table(driver.channel_id).game  # the committed game after the chop
     assert game.top.bomb is Bomb.FOUR_PAIRS and game.top_owner == (lead + 3) % 4
     await fake.wait_for(lambda: "Chặt heo" in driver.table.text(), what="the chop announced on the table")
     assert game.turn == lead  # play continues with the player after the chopper

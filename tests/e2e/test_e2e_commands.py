@@ -43,7 +43,6 @@ async def test_typed_play_pass_hand_and_autocomplete(fake_discord, start_bot, ma
     bot = make_bot()
     await start_bot(bot)
     driver = await open_table(fake, fake.users[:2], "mien-nam")
-    table = bot.manager.table(driver.channel_id)
     user = await driver.wait_for_human_turn()
     hand = await fake.slash(user, "tienlen hand")
     assert hand.ephemeral and t("en", "hand.your_turn") in hand.message.text()
@@ -54,13 +53,16 @@ async def test_typed_play_pass_hand_and_autocomplete(fake_discord, start_bot, ma
     assert cannot_pass.content == t("en", "error.lead_cannot_pass")
     bad = await fake.slash(user, "tienlen play", cards="3S 1H")
     assert bad.content == t("en", "error.bad_card", token="1H")
-    before = len(table.game.actions)
+    def actions() -> int:
+        return len(bot.tables.table(driver.channel_id).game.actions)
+
+    before = actions()
     played = await fake.slash(user, "tienlen play", cards=choices[0]["value"])
-    assert played.ephemeral and len(table.game.actions) == before + 1
+    assert played.ephemeral and actions() == before + 1
 
     other = await driver.wait_for_human_turn()
     passed = await fake.slash(other, "tienlen pass")
-    assert passed.ephemeral and len(table.game.actions) == before + 2
+    assert passed.ephemeral and actions() == before + 2
 
 
 async def test_rules_help_pages(fake_discord, start_bot, make_bot):
@@ -132,7 +134,7 @@ async def test_leaving_mid_game_is_a_loss_with_the_penalty(fake_discord, start_b
     account = await db.get_account(bot.database, fake.guild.id, carol.id)
     # Last of three: 2B to the winner, plus the 1B leave penalty to each of the two others.
     assert account.balance == 1000 - (2 + 2) * 10
-    table = bot.manager.table(driver.channel_id)
+    table = bot.tables.table(driver.channel_id)
     assert table.seat_of(carol.id) is None
 
 

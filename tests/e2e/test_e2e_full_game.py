@@ -28,7 +28,7 @@ async def open_table(fake, players, rules_name, *, bet=10, ai=0):
 
 def summary_message(fake):
     title = t("en", "summary.title")
-    return next(m for m in reversed(fake.messages()) if any(e.get("title") == title for e in m.embeds))
+    return next((m for m in reversed(fake.messages()) if any(e.get("title") == title for e in m.embeds)), None)
 
 
 def chips_lines(message):

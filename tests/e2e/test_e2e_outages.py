@@ -67,3 +67,31 @@ async def test_the_table_and_hands_catch_up_after_an_outage_with_one_warning(
     assert sum("failing DMs" in line for line in warnings) == 1
     assert sum("work again" in line for line in warnings) == 2
     assert not [record for record in caplog.records if record.exc_info and record.name.startswith("cogs")]
+
+
+
+async def test_a_summary_that_drew_a_503_is_posted_again_once(fake_discord, start_bot, make_bot, monkeypatch):
+    """The first post of the end-of-game summary answers 503: it is posted again, once."""
+    import runtime.outbox
+    from i18n import t
+    from tests.e2e.test_e2e_full_game import summary_message
+
+    monkeypatch.setattr(runtime.outbox, "RETRY_FIRST", 0.05)
+    fake = fake_discord
+    await start_bot(make_bot())
+    send, refused = discord.PartialMessageable.send, []
+
+    async def first_summary_fails(self, *args, **kwargs):
+        embed = kwargs.get("embed")
+        if embed is not None and embed.title == t("en", "summary.title") and not refused:
+            refused.append(embed.title)
+            raise server_error()
+        return await send(self, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessageable, "send", first_summary_fails)
+    driver = await open_table(fake, fake.users[:2], "mien-nam")
+    await driver.play_to_the_end()
+    assert await fake.wait_for(lambda: summary_message(fake), what="the summary, posted again")
+    assert refused
+    title = t("en", "summary.title")
+    assert sum(any(e.get("title") == title for e in m.embeds) for m in fake.messages()) == 1

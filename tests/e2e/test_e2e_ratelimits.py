@@ -36,8 +36,8 @@ async def test_changes_while_the_bucket_is_empty_become_one_edit_of_the_latest_s
     bot = handle.bot
     alice, bob, carol = fake.users[:3]
     table = (await fake.slash(alice, "tienlen create", rules="mien-nam", bet=10)).message
-    await fake.wait_for(lambda: bot.manager.table(fake.channel.id).message_id is not None, what="the table message")
-    await bot.manager.flush()
+    await fake.wait_for(lambda: bot.tables.state(fake.channel.id).message_id is not None, what="the table message")
+    await bot.tables.flush()
 
     bot.budget.observe("PATCH", fake.channel.id, remaining=0, reset_after=0.6)  # Discord: bucket empty
     mark = fake.mark()

@@ -9,7 +9,8 @@ from sqlalchemy import func, select
 
 import db
 from db.models import LedgerRow
-from tests.e2e.test_e2e_full_game import open_table
+from i18n import t
+from tests.e2e.test_e2e_full_game import open_table, summary_message
 from tienlen import Game
 
 
@@ -46,7 +47,7 @@ async def test_restart_mid_game_then_finish(fake_discord, start_bot, make_bot, h
     first = await start_bot(make_bot())
     driver = await open_table(fake, humans, "mien-nam")
     await _play_some(driver, 5)
-    game_id = first.bot.manager.table(driver.channel_id).game_id
+    game_id = first.bot.tables.table(driver.channel_id).game_id
     if how == "clean":
         await first.stop()
     else:
@@ -59,35 +60,44 @@ async def test_restart_mid_game_then_finish(fake_discord, start_bot, make_bot, h
     await _check_settled_once(second_bot, fake, game_id, humans)
 
 
-async def test_crash_between_last_move_and_settlement_settles_once(fake_discord, start_bot, make_bot, monkeypatch):
+async def test_crash_between_the_paid_last_move_and_the_next_game_settles_once(
+        fake_discord, start_bot, make_bot, monkeypatch):
+    """The last move and its settlement are one transaction; the table moves
+    on to "between games" in the next one.  A crash between the two leaves a
+    paid game whose table still plays it: the next process moves it on, posts
+    the summary, and pays nothing again."""
+    import runtime.steps
+
     fake = fake_discord
     humans = fake.users[:2]
     first = await start_bot(make_bot())
     driver = await open_table(fake, humans, "mien-nam")
-    real_settle = db.settle_game
+    real_conclude = runtime.steps._STEPS[runtime.steps.Conclude]
 
-    async def crash_instead(*args, **kwargs):
+    def crash_instead(*args, **kwargs):
         raise RuntimeError("power cut")
 
-    monkeypatch.setattr(db, "settle_game", crash_instead)
-    table = first.bot.manager.table(driver.channel_id)
-    game_id = table.game_id
-    while not table.game.finished:
+    monkeypatch.setitem(runtime.steps._STEPS, runtime.steps.Conclude, crash_instead)
+    game_id = first.bot.tables.table(driver.channel_id).game_id
+
+    def finished() -> bool:
+        return first.bot.tables.table(driver.channel_id).game.finished
+
+    while not finished():  # the game ends; the table never gets to "between"
         user = await driver.wait_for_human_turn(timeout=5)
-        if user is None:
-            break
-        try:
-            await driver.play_turn(user)
-        except AssertionError:
-            break  # the final move's reply failed with the power cut
-    assert table.game.finished
+        await driver.play_turn(user)
+        await fake.wait_for(lambda: finished() or driver.hand_says_turn(driver.user_named(driver.turn_name())))
+    assert driver.phase() == "playing"
     await first.crash()
-    monkeypatch.setattr(db, "settle_game", real_settle)
+    monkeypatch.setitem(runtime.steps._STEPS, runtime.steps.Conclude, real_conclude)
     second_bot = make_bot()
     await start_bot(second_bot)
-    await fake.wait_for(lambda: driver.phase() == "between", what="the restored game to be settled")
+    await fake.wait_for(lambda: driver.phase() == "between", what="the restored game to move on")
+    await fake.wait_for(lambda: summary_message(fake), what="the summary, posted by the new process")
     await _check_settled_once(second_bot, fake, game_id, humans)
     third_bot = make_bot()
     await second_bot.close()
     await start_bot(third_bot)  # a second restart must not pay again
     await _check_settled_once(third_bot, fake, game_id, humans)
+    summaries = [m for m in fake.messages() if any(e.get("title") == t("en", "summary.title") for e in m.embeds)]
+    assert len(summaries) == 1

@@ -16,7 +16,7 @@ from tienlen.cards import cards_of
 
 
 def hand_of(bot, user):
-    table = bot.manager.table(next(iter(bot.manager._tables)))
+    table = next(iter(bot.tables.tables))
     seat = table.game_seat_of(user.id)
     return table.game.hand(seat)
 
@@ -89,9 +89,9 @@ async def test_refusals_leave_the_game_unchanged(fake_discord, start_bot, make_b
     driver = await open_table(fake, [alice, bob], "mien-nam")
     on_turn = await driver.wait_for_human_turn()
     waiting = bob if on_turn is alice else alice
-    game = bot.manager.table(driver.channel_id).game
+    game = bot.tables.table(driver.channel_id).game
     actions_before = len(game.actions)
-    channel, game_id = driver.channel_id, bot.manager.table(driver.channel_id).game_id
+    channel, game_id = driver.channel_id, bot.tables.table(driver.channel_id).game_id
 
     spectator = await fake.click(carol, driver.table, driver.custom_id("hand"))
     assert spectator.ephemeral and t("en", "reply.spectator") in spectator.content
@@ -129,7 +129,7 @@ async def test_refusals_leave_the_game_unchanged(fake_discord, start_bot, make_b
     play_id = next(cid for cid in picked.message.custom_ids() if cid.startswith("tl:h:play:"))
     illegal = await fake.click(on_turn, picked.message, play_id)
     assert illegal.ephemeral and illegal.content == t("en", "error.not_a_combo")
-    assert len(game.actions) == actions_before
+    assert len(bot.tables.table(driver.channel_id).game.actions) == actions_before
 
 
 async def test_double_click_plays_once(fake_discord, start_bot, make_bot):
@@ -138,7 +138,7 @@ async def test_double_click_plays_once(fake_discord, start_bot, make_bot):
     await start_bot(bot)
     driver = await open_table(fake, fake.users[:2], "mien-nam")
     user = await driver.wait_for_human_turn()
-    game = bot.manager.table(driver.channel_id).game
+    game = bot.tables.table(driver.channel_id).game
     before = len(game.actions)
     message = driver.hand_message(user)
     quick = next(cid for cid in message.custom_ids() if cid.startswith("tl:h:quick:"))
@@ -146,7 +146,7 @@ async def test_double_click_plays_once(fake_discord, start_bot, make_bot):
     first, second = await asyncio.gather(
         fake.select(user, message, quick, [value]), fake.select(user, message, quick, [value])
     )
-    assert len(game.actions) == before + 1
+    assert len(bot.tables.table(driver.channel_id).game.actions) == before + 1
     refused = [result for result in (first, second) if result.ephemeral and result.content]
     assert len(refused) == 1
 
@@ -176,12 +176,12 @@ async def test_no_hidden_card_in_public_messages_or_info_logs(fake_discord, star
     caplog.set_level(logging.INFO)
     await start_bot(bot)
     driver = await open_table(fake, fake.users[:4], "mien-nam")
-    table = bot.manager.table(driver.channel_id)
     checked = 0
     while True:
         user = await driver.wait_for_human_turn()
         if user is None:
             break
+        table = bot.tables.table(driver.channel_id)
         hidden = set()
         for seat in range(table.game.players):
             hidden |= {card.code for card in cards_of(table.game.hand_mask(seat))}

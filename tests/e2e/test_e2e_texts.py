@@ -49,7 +49,7 @@ async def test_a_game_read_in_english_and_vietnamese(fake_discord, start_bot, ma
     await fake.click(bob, table_message, driver.custom_id("join"))
     await fake.click(alice, table_message, driver.custom_id("start"))
 
-    table = bot.manager.table(driver.channel_id)
+    table = bot.tables.table(driver.channel_id)
     game = table.game
     leader_seat = game.turn
     leader = driver.user_named(table.game_seats[leader_seat].name)

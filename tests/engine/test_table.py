@@ -60,7 +60,7 @@ def test_an_ai_winner_is_found_by_its_seat_name():
 def test_finish_game_records_the_series_and_frees_departed_seats():
     t = table("iwin", humans=4)
     game = Game.deal(t.rules, 4, seed=11)
-    t.start_game(game, 1, now=0)
+    t.start_game(game, 1)
     game.leave(3)
     while not game.finished:
         seat = game.turn
@@ -102,7 +102,7 @@ def test_bad_options_are_refused(change, code):
 
 def test_nothing_changes_seats_while_playing():
     t = table(humans=2)
-    t.start_game(Game.deal(t.rules, 2, seed=1), 1, now=0)
+    t.start_game(Game.deal(t.rules, 2, seed=1), 1)
     for action in (lambda: t.join(Seat.human(50, "x")), lambda: t.leave(11), lambda: t.configure(10, bet=3)):
         with pytest.raises(TableError) as error:
             action()
@@ -128,3 +128,32 @@ def test_json_round_trip_keeps_the_series():
     again = Table.from_json(t.to_json())
     assert again.to_json() == t.to_json()
     assert again.next_lead() == t.next_lead()
+
+
+def test_three_time_outs_in_a_row_make_a_seat_afk_until_its_player_acts():
+    t = table(humans=2, ai=1)
+    t.start_game(Game.deal(t.rules, 3, seed=1), 1)
+    assert [t.note_timeout(0) for _ in range(2)] == [False, False]
+    assert t.note_acted(0) is False  # acting in time resets the count
+    assert [t.note_timeout(0) for _ in range(3)] == [False, False, True]
+    assert t.game_seats[0].afk and t.game_seats[0].played_by_ai
+    assert t.note_timeout(0) is False  # already AFK
+    assert t.note_acted(0) is True and not t.game_seats[0].afk and t.game_seats[0].timeouts == 0
+    assert [t.note_timeout(2) for _ in range(3)] == [False, False, False]  # an AI seat never turns AFK
+
+
+def test_a_copy_changes_nothing_of_the_original():
+    t = table(humans=2)
+    t.start_game(Game.deal(t.rules, 2, seed=3), 7)
+    before = t.to_json()
+    twin = t.copy()
+    twin.note_timeout(0)
+    twin.game.play(twin.game.turn, twin.game.legal_plays(twin.game.turn)[0])
+    twin.tally[10] = 5
+    assert t.to_json() == before and not t.game.actions and t.game_seats[0].timeouts == 0
+
+
+def test_a_stored_seat_from_before_languages_moved_to_the_runtime_still_loads():
+    stored = table().to_json()
+    stored["seats"][0]["locale"] = "vi"
+    assert Table.from_json(stored).seats[0] == table().seats[0]

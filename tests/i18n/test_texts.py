@@ -9,10 +9,12 @@ import re
 import discord
 import pytest
 
-from cogs.components import hand_view
+from cogs.views import hand_view
 from cogs.presenter import event_line, hand_embed, summary_embed, table_embed
 from i18n import t
-from runtime.snapshot import TAKEN_OVER, Event, GameSummary, PaymentLine, hand_of, snapshot_of
+from runtime import snapshot
+from runtime.snapshot import TAKEN_OVER, Event, GameSummary, PaymentLine
+from runtime.state import TableState
 from tienlen import RULESETS, Game, classify
 from tienlen.table import NextLead, Seat, Table
 
@@ -33,8 +35,16 @@ def start(table: Table, hands: list[str] | None = None, *, seed: int = 7, **deal
         game = Game(table.rules, hands, **deal)
     else:
         game = Game.deal(table.rules, len(table.seats), seed, **deal)
-    table.start_game(game, 1, now=0.0)
+    table.start_game(game, 1)
     return game
+
+
+def snapshot_of(table: Table, **shown):
+    return snapshot.snapshot_of(TableState(table=table), **shown)
+
+
+def hand_of(table: Table, seat: int):
+    return snapshot.hand_of(TableState(table=table), seat)
 
 
 def texts(embed) -> str:
@@ -216,7 +226,8 @@ def test_ready_marks_are_cleared_when_the_next_game_starts():
     table = table_with(2)
     start(table)
     for seat in table.seats:
-        seat.ready = True  # everyone pressed "Next game" between games
+        table.mark_ready(seat.user_id)  # everyone pressed "Next game" between games
+    assert all(seat.ready for seat in table.seats)
     start(table, seed=8)
     assert not any(seat.ready for seat in table.seats)
 
@@ -306,7 +317,7 @@ def test_hand_titles_and_quick_play_count_in_english():
     game.play(0, classify("3S", table.rules))
     hand = hand_of(table, 1)
     assert hand_embed(hand, "en").title == "Your hand (1 card)"
-    items = [child.item for child in hand_view(hand, "en").children]
+    items = list(hand_view(hand, "en").children)
     quick = next(item for item in items if item.custom_id.startswith("tl:h:quick"))
     assert quick.placeholder == "Quick play (1 legal play)…"
     assert hand_embed(hand, "vi").title == "Bài của bạn (1 lá)"

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from cogs.ephemeral_hands import EphemeralHands
 from cogs.messenger import Messenger
 from runtime.snapshot import HandSnapshot, hand_of
+from runtime.state import TableState
 from tienlen import Game, classify
 from tienlen.table import Seat, Table
 
@@ -24,12 +25,13 @@ def three_views() -> tuple[HandSnapshot, HandSnapshot, HandSnapshot]:
     table = Table.create(channel_id=CHANNEL, guild_id=200, host=Seat.human(USER, "An"), rules_name="mien-nam", bet=10)
     table.join(Seat.human(2, "Bao"))
     game = Game(table.rules, ["3S 9H 10H", "4D 5D 6C"])
-    table.start_game(game, 1, now=0.0)
-    before = hand_of(table, 0)
+    table.start_game(game, 1)
+    state = TableState(table=table)
+    before = hand_of(state, 0)
     game.play(0, classify("3S", table.rules))
-    after = hand_of(table, 0)
+    after = hand_of(state, 0)
     game.play(1, classify("4D", table.rules))
-    return before, after, hand_of(table, 0)
+    return before, after, hand_of(state, 0)
 
 
 def test_a_hand_view_counts_the_actions_of_its_game():
