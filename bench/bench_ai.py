@@ -1,10 +1,14 @@
 """AI strength and speed: arenas between levels, with confidence intervals.
 
-Pairings (one "hero" level against copies of another)::
+Pairings (one "hero" level against copies of another; any ``HERO-OTHER`` of
+``easy``, ``normal``, ``hard``, ``heuristic``, ``plus`` (= ``normal+`` = ``normal``),
+``greedy`` and ``oracle``)::
 
-    normal-easy   normal vs 3 x easy     target: first place >= 78 %
-    hard-normal   hard   vs 3 x normal   target: first place >= 55 %, mean settlement >= +1.5 bet units
-    oracle-normal, oracle-easy           bounds: hard's one-ply search seeing every hand (:class:`Oracle`)
+    normal-easy      normal vs 3 x easy        target: first place >= 78 %
+    hard-heuristic   hard vs 3 x heuristic     target: first place >= 55 %, mean settlement >= +1.5 bet units
+                                               (issue 23's goal: the heuristic was ``normal`` then)
+    hard-normal      hard vs 3 x normal        (``normal`` is the learned scorer since issue 23)
+    oracle-normal, oracle-easy                 bounds: hard's one-ply search seeing every hand (:class:`Oracle`)
 
 Each deal is played once per seat with the hero in that seat (seat rotation,
 "duplicate" style: the hero meets the same cards from every side), with fixed
@@ -67,12 +71,24 @@ PAIRINGS = {
     "oracle-normal": ("oracle", "normal"),
     "oracle-easy": ("oracle", "easy"),
 }
+ALIASES = {"plus": "normal+"}
+"""Any ``HERO-OTHER`` pairing of levels is accepted (``plus`` = ``normal+``,
+``greedy`` = lowest card first), e.g. ``plus-normal``, ``hard-greedy``."""
 TARGETS = {
     "normal-easy": "first >= 78 %",
-    "hard-normal": "first >= 55 %, units >= +1.5",
+    "hard-heuristic": "first >= 55 %, units >= +1.5",
+    "plus-easy": "first >= 78 %",
     "oracle-normal": "(a bound, not a player)",
     "oracle-easy": "(a bound, not a player)",
 }
+
+
+def levels_of(pairing: str) -> tuple[str, str]:
+    """(hero level, other level) of a pairing name."""
+    if pairing in PAIRINGS:
+        return PAIRINGS[pairing]
+    hero, _, other = pairing.partition("-")
+    return ALIASES.get(hero, hero), ALIASES.get(other, other)
 
 
 @dataclass
@@ -102,6 +118,8 @@ class Job:
     normal_weights: tuple = ()
     """Overrides of ``normal``'s :class:`~tienlen.ai.normal.Weights` (``--normal name=value``)."""
     """Keyword overrides for ``HardPlayer`` (``--hard name=value``), for experiments."""
+    plus_weights: str | None = None
+    """Weights file of the ``normal+`` hero (``--plus-weights``; default: the shipped ones)."""
 
 
 class Timed:
@@ -191,7 +209,11 @@ class Oracle:
         return total / self.rollouts
 
 
-def _make(level: str, job: Job):
+def _make(level: str, job: Job, hero: bool = False):
+    if level == "normal+" and hero and job.plus_weights:
+        from tienlen.ai.model import load
+        from tienlen.ai.plus import NormalPlusPlayer
+        return NormalPlusPlayer(load(job.plus_weights))
     if level == "oracle":
         options = dict(job.hard_options)
         inner = {name: int(options[name]) for name in ("inner_width", "inner_moves") if name in options}
@@ -219,7 +241,7 @@ def play_one(job: Job) -> GameResult:
     game = Game.deal(RULESETS[job.preset], job.players, deal)
     result = GameResult(job.index, deal, hero, False, 0, 0)
     players = [Timed(_make(job.other_level, job), result) for _ in range(job.players)]
-    players[hero] = Timed(_make(job.hero_level, job), result)
+    players[hero] = Timed(_make(job.hero_level, job, hero=True), result)
     if isinstance(players[hero].inner, Oracle):
         players[hero].inner.game = game  # it sees every hand: a bound, not a player
     play_game(game, players, seed=job.index)
@@ -298,14 +320,60 @@ def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
     }
 
 
+# ------------------------------------------------------------------ SPRT
+class Sprt:
+    """Early stopping: a sequential probability ratio test on the hero's mean
+    bet units per deal (the mean of a deal's seat rotations), normal
+    approximation with the variance estimated so far (as engine testers do).
+
+    H0: the mean is ``null`` (e.g. 0: no better than the three others when they
+    are the baseline); H1: it is ``null + delta``.  With alpha = beta = 0.05 a
+    run stops when the log-likelihood ratio leaves [log(1/19), log(19)]; at
+    least ``min_deals`` complete deals are played first.
+    """
+
+    def __init__(self, null: float, delta: float, *, players: int, min_deals: int = 25) -> None:
+        self.null, self.delta, self.players, self.min_deals = null, delta, players, min_deals
+        self.verdict: dict | None = None
+
+    def _deal_means(self, results: list["GameResult"]) -> list[float]:
+        by_deal: dict[int, list[float]] = {}
+        for result in results:
+            by_deal.setdefault(result.deal, []).append(float(result.units))
+        return [sum(units) / len(units) for units in by_deal.values() if len(units) == self.players]
+
+    def decided(self, results: list["GameResult"]) -> bool:
+        means = self._deal_means(results)
+        if len(means) < self.min_deals or len(results) % self.players:
+            return False
+        variance = statistics.variance(means) or 1e-9
+        h1 = self.null + self.delta
+        llr = sum((h1 - self.null) / variance * (mean - (self.null + h1) / 2) for mean in means)
+        bound = math.log(19)
+        if abs(llr) < bound:
+            return False
+        self.verdict = {"accepted": "H1" if llr > 0 else "H0", "llr": round(llr, 2), "deals": len(means),
+                        "null": self.null, "delta": self.delta}
+        return True
+
+    def complete_deals(self, results: list["GameResult"]) -> list["GameResult"]:
+        """Only deals with every rotation played (the statistics need whole deals)."""
+        counts: dict[int, int] = {}
+        for result in results:
+            counts[result.deal] = counts.get(result.deal, 0) + 1
+        return [result for result in results if counts[result.deal] == self.players]
+
+
 # ------------------------------------------------------------------------ run
 def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
-    hero_level, other_level = PAIRINGS[pairing]
+    hero_level, other_level = levels_of(pairing)
     jobs = [
         Job(index, hero_level, other_level, args.rules, args.players, args.seed, args.budget_ms,
-            tuple(_option(text) for text in args.hard), tuple(_option(text) for text in args.normal))
+            tuple(_option(text) for text in args.hard), tuple(_option(text) for text in args.normal),
+            args.plus_weights)
         for index in range(args.games)
     ]
+    sprt = Sprt(*args.sprt, players=args.players) if args.sprt else None
     start = time.perf_counter()
     results: list[GameResult] = []
     if args.workers > 1:
@@ -313,10 +381,17 @@ def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
             for result in pool.imap_unordered(play_one, jobs, chunksize=1):
                 results.append(result)
                 _progress(pairing, results, args.games, start)
+                if sprt is not None and sprt.decided(results):
+                    pool.terminate()
+                    break
     else:
         for job in jobs:
             results.append(play_one(job))
             _progress(pairing, results, args.games, start)
+            if sprt is not None and sprt.decided(results):
+                break
+    if sprt is not None:
+        results = sprt.complete_deals(results)
     wall = time.perf_counter() - start
     settings = {
         "rules": args.rules,
@@ -327,6 +402,8 @@ def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
         "wall_s": wall,
         "hard_options": dict(_option(text) for text in args.hard),
         "normal_weights": dict(_option(text) for text in args.normal),
+        "plus_weights": os.path.basename(args.plus_weights) if args.plus_weights else None,
+        "sprt": sprt.verdict if sprt is not None else None,
     }
     return summarise(pairing, results, settings)
 
@@ -399,8 +476,9 @@ def compare(first: str, second: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pairing", default="both", choices=sorted(PAIRINGS) + ["both"],
-                        help="both = normal-easy and hard-normal")
+    parser.add_argument("--pairing", default="both",
+                        help="HERO-OTHER levels (easy, normal, plus = normal+, hard, greedy, oracle), "
+                             "or both = normal-easy and hard-normal")
     parser.add_argument("--games", type=int, default=2000, help="games per pairing (a multiple of --players)")
     parser.add_argument("--rules", default="mien-nam", choices=sorted(RULESETS))
     parser.add_argument("--players", type=int, default=4)
@@ -413,6 +491,10 @@ def main(argv: list[str] | None = None) -> int:
                              "--hard clock=cpu counts the budget in CPU time (for comparisons on a busy machine)")
     parser.add_argument("--normal", action="append", default=[], metavar="NAME=VALUE",
                         help="override a weight of the normal heuristic (experiments; every normal seat)")
+    parser.add_argument("--plus-weights", help="weights file for the normal+ hero (default: the shipped ones)")
+    parser.add_argument("--sprt", nargs=2, type=float, metavar=("NULL", "DELTA"),
+                        help="stop early once a sequential test on the hero's mean units per deal decides "
+                             "between NULL and NULL + DELTA (alpha = beta = 5 %%)")
     parser.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
                         help="only compare two --json runs game by game (same seed and games)")
     args = parser.parse_args(argv)

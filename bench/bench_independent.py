@@ -126,7 +126,7 @@ SOURCE_REPO = "https://github.com/dangnguyendota/Tien-Len-Card-Game-AI"
 SOURCE_COMMIT = "11da54e79aff7cbd451daeab88de0f2fc48d611d"
 SOURCE_LICENCE = "none (no LICENSE file: all rights reserved)"
 DEFAULT_PLAYER_PATH = "/work/ext/dangnguyendota__Tien-Len-Card-Game-AI"
-LEVELS = ("easy", "normal", "hard")
+LEVELS = ("easy", "normal", "hard", "heuristic", "normal+", "greedy")
 PLAYERS = 4
 
 # Our combo kinds as the bridge names them (their classes: Card, Dub, Trips, Quads, Sequence,
@@ -601,6 +601,8 @@ class Job:
     max_ms: int
     min_ms: int
     timeout_s: float
+    hard_options: tuple = ()
+    """Keyword overrides for ``HardPlayer`` (``--hard name=value``; ``clock=cpu`` counts CPU time)."""
 
 
 @dataclass
@@ -617,7 +619,24 @@ def _make(name: str, job: Job, stats: ExternalStats):
     if name == "ind":
         return IndependentPlayer(_bridge(job), stats, iterations=job.iterations, max_ms=job.max_ms,
                                  min_ms=job.min_ms)
+    if name == "hard" and job.hard_options:
+        from tienlen.ai import HardPlayer
+
+        options = dict(job.hard_options)
+        if options.get("clock") == "cpu":
+            options["clock"] = time.process_time
+        return HardPlayer(job.budget_ms, **options)
     return make_player(name, budget_ms=job.budget_ms)
+
+
+def _option(text: str) -> tuple[str, object]:
+    name, _, value = text.partition("=")
+    for convert in (int, float):
+        try:
+            return name, convert(value)
+        except ValueError:
+            pass
+    return name, {"None": None, "True": True, "False": False}.get(value, value)
 
 
 def play_one(job: Job) -> GameResult:
@@ -690,7 +709,8 @@ def run_pairing(pairing: str, hero: str, other: str, args: argparse.Namespace, c
     min_ms = max(1, round(args.ext_ms * 2 / 7)) if args.ext_ms else max_ms
     iterations = 1_000_000_000 if args.ext_ms else args.ext_iterations
     jobs = [Job(index, pairing, hero, other, args.seed, args.budget_ms, classpath, args.java,
-                iterations, max_ms, min_ms, args.ext_timeout_s + 10.0) for index in range(args.games)]
+                iterations, max_ms, min_ms, args.ext_timeout_s + 10.0, tuple(_option(text) for text in args.hard))
+            for index in range(args.games)]
     start = time.perf_counter()
     results: list[GameResult] = []
     if args.workers > 1:
@@ -706,6 +726,7 @@ def run_pairing(pairing: str, hero: str, other: str, args: argparse.Namespace, c
         "rules": "mien-nam", "players": PLAYERS, "seed": args.seed, "budget_ms": args.budget_ms,
         "workers": args.workers, "wall_s": time.perf_counter() - start,
         "ext_budget": f"{args.ext_ms} ms" if args.ext_ms else f"{args.ext_iterations} iterations",
+        "hard_options": dict(_option(text) for text in args.hard),
         "source": {"repo": SOURCE_REPO, "commit": SOURCE_COMMIT, "licence": SOURCE_LICENCE},
     }
     return summarise(pairing, results, settings)
@@ -772,6 +793,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ext-timeout-s", type=float, default=20.0,
                         help="a decision taking longer is a time-out (the JVM is restarted)")
     parser.add_argument("--json", help="also write the summaries (with every game's place and units) to this file")
+    parser.add_argument("--hard", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a HardPlayer setting, e.g. --hard clock=cpu --hard scorer=shipped")
     args = parser.parse_args(argv)
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
     unknown = [level for level in levels if level not in LEVELS]

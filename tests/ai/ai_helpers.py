@@ -13,11 +13,17 @@ PRESETS = sorted(RULESETS)
 
 
 def fast_players() -> dict[str, object]:
-    """One player per level; ``hard`` searches a few deterministic worlds."""
+    """One player per level (``normal`` is the learned scorer), the heuristic,
+    and ``hard`` with and without the learned scorer; ``hard`` searches a few
+    deterministic worlds."""
+    from tienlen.ai.plus import NormalPlusPlayer
+
     return {
         "easy": EasyPlayer(),
-        "normal": NormalPlayer(),
-        "hard": HardPlayer(samples=2, width=3, burn_in_steps=10, thinning=2),
+        "normal": NormalPlusPlayer(level="normal"),
+        "hard": HardPlayer(samples=2, width=3, burn_in_steps=10, thinning=2, scorer="shipped", search_chops=True),
+        "heuristic": NormalPlayer(),
+        "hard-heuristic": HardPlayer(samples=2, width=3, burn_in_steps=10, thinning=2, scorer=None),
     }
 
 

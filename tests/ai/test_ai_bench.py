@@ -58,3 +58,32 @@ def test_the_oracle_bound_sees_the_true_deal_and_picks_what_plays_out_best():
             assert oracle._value(seat, move) == max(oracle._value(seat, option) for option in candidates)
         assert len(game.actions) == actions  # the search plays on copies only
     assert searched
+
+
+def test_any_pairing_of_levels_runs_and_the_plus_hero_takes_other_weights(tmp_path):
+    bench = _bench()
+    assert bench.levels_of("plus-greedy") == ("normal+", "greedy")
+    assert bench.levels_of("hard-normal") == ("hard", "normal")
+    from tienlen.ai.plus import SHIPPED_WEIGHTS
+
+    out = tmp_path / "p.json"
+    assert bench.main(["--pairing", "plus-greedy", "--games", "4", "--plus-weights", str(SHIPPED_WEIGHTS),
+                       "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())[0]
+    assert summary["plus_weights"] == SHIPPED_WEIGHTS.name and len(summary["per_game"]) == 4
+
+
+def test_the_sequential_test_stops_when_the_evidence_is_clear():
+    bench = _bench()
+
+    def results(units_by_deal):
+        return [bench.GameResult(4 * deal + seat, deal, seat, False, 0, units[seat])
+                for deal, units in enumerate(units_by_deal) for seat in range(4)]
+
+    better = results([[2, 1, 2, 0], [2, 2, 1, 1], [0, 1, 2, 1]] * 10)  # +1.25 a deal on average
+    sprt = bench.Sprt(0.0, 0.2, players=4)
+    assert sprt.decided(better) and sprt.verdict["accepted"] == "H1"
+    level = results([[1, -1, 1, -1], [1, 1, 0, -1], [0, 0, -1, 0]] * 10)  # 0 on average
+    sprt = bench.Sprt(0.0, 0.5, players=4)
+    assert sprt.decided(level) and sprt.verdict["accepted"] == "H0"
+    assert not bench.Sprt(0.0, 0.2, players=4).decided(better[:40])  # too few deals yet

@@ -18,7 +18,7 @@ tables = st.tuples(
     st.integers(min_value=2, max_value=4),
     st.integers(min_value=0, max_value=2**32),
     st.booleans(),
-    st.lists(st.sampled_from(LEVELS), min_size=4, max_size=4),
+    st.lists(st.sampled_from(LEVELS + ("heuristic", "hard-heuristic")), min_size=4, max_size=4),
 )
 
 

@@ -5,10 +5,18 @@ Every level implements ``choose(view, rng) -> Combo | None`` over a
 chop) and only ever returns one of ``view.legal_plays``:
 
 * ``easy`` — :class:`~tienlen.ai.easy.EasyPlayer`: lowest legal combo, a little random;
-* ``normal`` — :class:`~tienlen.ai.normal.NormalPlayer`: hand decomposition, control,
-  card counting, preset-aware money (the default for AI seats and AFK take-over);
+* ``normal`` — :class:`~tienlen.ai.plus.NormalPlusPlayer` ("normal+"): every legal
+  option ranked by a small learned scorer (:mod:`tienlen.ai.train`, trained on
+  true-deal play-outs) over the heuristic's features (the default for AI seats and
+  AFK take-over).  Under rules or table sizes the scorer was not trained on it
+  plays as the heuristic;
 * ``hard`` — :class:`~tienlen.ai.hard.HardPlayer`: determinized Monte Carlo search
-  over the normal player's best moves, by expected settlement, within a time budget.
+  over the learned scorer's best moves, by expected settlement, within a time budget.
+
+Also for benchmarks: ``heuristic`` — :class:`~tienlen.ai.normal.NormalPlayer`
+(hand decomposition, control, card counting, preset-aware money: ``normal``
+until issue 23, still the model of the other seats inside ``hard``'s search)
+and ``greedy`` (lowest card first).
 
 :func:`decide` is the entry point for worker processes: a module-level
 function of picklable arguments that returns a card mask (or None).
@@ -36,7 +44,7 @@ import random
 from typing import TYPE_CHECKING
 
 from tienlen.ai.arena import Player, play_game
-from tienlen.ai.easy import EasyPlayer, lowest_key
+from tienlen.ai.easy import EasyPlayer, GreedyPlayer, lowest_key
 from tienlen.ai.hard import DEFAULT_BUDGET_MS, HardPlayer
 from tienlen.ai.normal import NormalPlayer
 from tienlen.combos import Combo
@@ -49,7 +57,9 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_BUDGET_MS",
     "Player",
+    "BENCH_LEVELS",
     "EasyPlayer",
+    "GreedyPlayer",
     "NormalPlayer",
     "HardPlayer",
     "make_player",
@@ -60,20 +70,31 @@ __all__ = [
 
 LEVELS = ("easy", "normal", "hard")
 DEFAULT_LEVEL = "normal"
+BENCH_LEVELS = ("heuristic", "normal+", "greedy")
+"""Players for measurements, not offered to the bot: the hand-written heuristic
+(``normal`` before the learned scorer), ``normal+`` (another name of ``normal``)
+and a plain lowest-card bot."""
 
 
 def make_player(level: str = DEFAULT_LEVEL, *, budget_ms: float = DEFAULT_BUDGET_MS) -> Player:
-    """A player of ``level`` (one of :data:`LEVELS`); ``budget_ms`` is for ``hard``.
+    """A player of ``level`` (one of :data:`LEVELS` or :data:`BENCH_LEVELS`);
+    ``budget_ms`` is for ``hard``.
 
     >>> make_player("hard", budget_ms=50).budget_ms
     50
     """
     if level == "easy":
         return EasyPlayer()
-    if level == "normal":
-        return NormalPlayer()
+    if level in ("normal", "normal+"):
+        from tienlen.ai.plus import NormalPlusPlayer  # needs numpy and the shipped weights
+
+        return NormalPlusPlayer(level=level)
     if level == "hard":
         return HardPlayer(budget_ms)
+    if level == "heuristic":
+        return NormalPlayer()
+    if level == "greedy":
+        return GreedyPlayer()
     raise ValueError(f"unknown AI level {level!r}; choose one of {', '.join(LEVELS)}")
 
 

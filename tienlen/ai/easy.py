@@ -3,6 +3,10 @@
 It plays like a beginner: usually the lowest play that is legal, sometimes a
 random legal play, sometimes a pass although it could beat.  Out of turn it
 notices a free 4-đôi-thông chop only half of the time.
+
+:class:`GreedyPlayer` is the same rule without the randomness (always the
+lowest legal play, never a voluntary pass, every free chop taken): a plain
+"lowest card first" bot, used by the benchmarks as a player that is not ours.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from tienlen.combos import Combo
 if TYPE_CHECKING:
     from tienlen.game import SeatView
 
-__all__ = ["EasyPlayer", "lowest_key"]
+__all__ = ["EasyPlayer", "GreedyPlayer", "lowest_key"]
 
 
 def lowest_key(combo: Combo) -> tuple[bool, int, int]:
@@ -51,3 +55,18 @@ class EasyPlayer:
         if rng.random() < self.wander:
             return rng.choice(plays)
         return min(plays, key=lowest_key)
+
+
+class GreedyPlayer(EasyPlayer):
+    """Lowest legal combo every time (bombs last), every free chop taken.
+
+    >>> from tienlen import Game, RULESETS
+    >>> game = Game(RULESETS["mien-nam"], ["3S 4S 5S 9H", "6D 7D 8D 2H"])
+    >>> GreedyPlayer().choose(game.view(0), random.Random(1))
+    Combo(SINGLE, '3S')
+    """
+
+    level = "greedy"
+
+    def __init__(self) -> None:
+        super().__init__(wander=0.0, lazy=0.0, notice_chop=1.0)

@@ -1,29 +1,36 @@
-"""The ``hard`` level: determinized Monte Carlo search over the normal player's
+"""The ``hard`` level: determinized Monte Carlo search over the learned scorer's
 best few moves, judged by expected settlement in bet units.
 
 For each decision with a real choice:
 
-1. the normal heuristic ranks the options and the best ``width`` are kept
-   (plus passing, whenever passing is allowed);
+1. the learned scorer (``normal``, :mod:`tienlen.ai.plus`) ranks every legal
+   option and the best ``width`` are kept (plus passing, whenever passing is
+   allowed); under rules the scorer was not trained on, the heuristic
+   (:mod:`tienlen.ai.normal`) ranks its own options instead;
 2. a *world* is sampled: the unseen cards are dealt to the other seats
    consistently with what this seat knows (:mod:`tienlen.ai.sampling`), by a
    Markov chain that favours deals explaining the other seats' past plays
    and passes (:mod:`tienlen.ai.inference`; uniformly when nobody else has
    decided anything yet, or with ``temperature=None``);
 3. in that same world every candidate is played and the game is finished
-   by four normal players (common random numbers: the candidates are compared
-   on identical deals, which removes most of the noise);
+   by four heuristic players — the model of the other seats; optionally this
+   seat's own later moves by the scorer (``hero_rollouts``) — with common
+   random numbers: the candidates are compared on identical deals, which
+   removes most of the noise;
 4. every few worlds, candidates clearly worse than the leader (by the paired
    differences on the same worlds) are dropped, so the rest of the budget
    goes to the close contest;
 5. the candidate with the best mean ``game.settlement()[seat]`` over the
-   completed worlds wins; ties go to the heuristic's order.
+   completed worlds wins, ties going to the ranking's order; with the scorer,
+   it must beat the scorer's own choice by :data:`SCORER_SWITCH_Z` standard
+   errors of the paired differences, else the scorer's choice stands.
 
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
 start of the decision; the first ``burn_in_share`` of it warms the chain
 up), or exactly ``samples`` worlds after ``burn_in_steps`` chain steps when
 ``samples`` is given (deterministic: used by tests).
-Forced moves, going out and out-of-turn chops are answered at once.
+Forced moves and going out are answered at once, and out-of-turn chops too
+unless ``search_chops`` (then taking it and letting it go are searched).
 """
 
 from __future__ import annotations
@@ -42,11 +49,21 @@ from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
 
 if TYPE_CHECKING:
+    from tienlen.ai.model import Model
     from tienlen.game import Game, SeatView
 
 __all__ = ["HardPlayer", "rollout"]
 
 DEFAULT_BUDGET_MS = 300
+SCORER_SWITCH_Z = 1.0
+"""With the learned scorer, the search overrules its choice only when at least
+this many standard errors better (measured: the scorer alone is already strong,
+and a few dozen worlds are noisy)."""
+HERO_ROLLOUTS = True
+"""Whether this seat's own later moves in a play-out are the scorer's (else the heuristic's)."""
+SEARCH_CHOPS = True
+"""Whether an out-of-turn chop is searched against letting it go (else the heuristic answers).
+With a scorer, only where the scorer is trained (elsewhere ``hard`` plays as before issue 23)."""
 ELIMINATE_EVERY = 6
 """Every this many worlds, candidates clearly worse than the leader are dropped."""
 ELIMINATION_Z = 2.0
@@ -79,7 +96,10 @@ class HardPlayer:
         burn_in_steps: int = 200,
         thinning: int = 10,
         clock: Callable[[], float] = time.perf_counter,
-        switch_z: float = 0.0,
+        switch_z: float | None = None,
+        scorer: "Model | str | None" = "shipped",
+        hero_rollouts: bool = HERO_ROLLOUTS,
+        search_chops: bool = SEARCH_CHOPS,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -90,11 +110,20 @@ class HardPlayer:
         self.burn_in_steps = burn_in_steps
         self.thinning = thinning
         self.clock = clock
-        self.switch_z = switch_z
-        """The search's pick replaces the heuristic's first choice only when its
-        paired mean is ahead by more than this many standard errors."""
         """What the budget is measured on: the wall clock (the bot), or e.g.
         ``time.process_time`` for benchmarks on a shared machine."""
+        self.switch_z = switch_z
+        """The search's pick replaces the first candidate (the scorer's or the
+        heuristic's choice) only when its paired mean is ahead by more than this
+        many standard errors; None: :data:`SCORER_SWITCH_Z` when the learned scorer
+        ranks the candidates, else 0 (the best mean wins)."""
+        self.scorer = _scorer(scorer)
+        """The learned scorer (``normal+``): when set, candidates are its best
+        ``width`` over every legal option, and (``hero_rollouts``) this seat's own
+        later moves in each play-out are its moves; the other seats stay ``normal``."""
+        self.hero_rollouts = hero_rollouts
+        self.search_chops = search_chops
+        """Search an out-of-turn chop against letting it go (else ``normal`` answers)."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
@@ -120,14 +149,29 @@ class HardPlayer:
         if not situation.legal:
             return None
         if not situation.on_turn:
+            if self.search_chops and (self.scorer is None or self._uses_scorer(situation)):
+                return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0)
             return normal_move(situation, self.weights)
-        ranked = rank_moves(situation, self.weights)
+        ranked = self._rank(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
             return ranked[0][1]
         candidates = self._candidates(ranked)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(view, candidates, rng, start)
+        return self._search(view, candidates, rng, start, self._switch_z(situation))
+
+    def _uses_scorer(self, situation: Situation) -> bool:
+        return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
+
+    def _switch_z(self, situation: Situation) -> float:
+        if self.switch_z is not None:
+            return self.switch_z
+        return SCORER_SWITCH_Z if self._uses_scorer(situation) else 0.0
+
+    def _rank(self, situation: Situation) -> list[tuple[float, Combo | None]]:
+        if self._uses_scorer(situation):
+            return ranked_options(situation, self.scorer)
+        return rank_moves(situation, self.weights)
 
     def _candidates(self, ranked: Sequence[tuple[float, Combo | None]]) -> list[Combo | None]:
         chosen = [move for _, move in ranked[: self.width]]
@@ -136,7 +180,7 @@ class HardPlayer:
         return chosen
 
     def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random,
-                start: float) -> Combo | None:
+                start: float, switch_z: float) -> Combo | None:
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
@@ -176,7 +220,7 @@ class HardPlayer:
         if not evaluated:
             return candidates[0]
         best = max(alive, key=lambda index: (sum(results[index]), -index))
-        if self.switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], self.switch_z):
+        if switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], switch_z):
             best = 0  # not clearly better than the heuristic's choice: keep that
         return candidates[best]
 
@@ -221,14 +265,54 @@ class HardPlayer:
     def _evaluate(self, world: "Game", seat: int, candidates: list[Combo | None],
                   deadline: float | None) -> list[float] | None:
         results = []
+        hero = self._hero_policy(world)
         for move in candidates:
             if deadline is not None and results and self.clock() >= deadline:
                 return None
             game = world.copy()
-            apply_move(game, seat, move)
-            rollout(game, self.weights)
+            declined = None
+            if game.turn == seat:
+                apply_move(game, seat, move)
+            elif move is not None:
+                game.play(seat, move)  # an out-of-turn chop
+            else:
+                declined = game.top  # letting the chop go: not offered again on this top
+            rollout(game, self.weights, hero=seat, hero_move=hero, declined=declined)
             results.append(float(game.settlement()[seat]))
         return results
+
+    def _hero_policy(self, world: "Game") -> "Callable[[Situation], Combo | None] | None":
+        scorer = self.scorer
+        if scorer is None or not self.hero_rollouts or not scorer.covers(world.rules.name, world.players):
+            return None
+        return lambda situation: plus_move(situation, scorer)
+
+
+def _scorer(scorer: "Model | str | None") -> "Model | None":
+    """The learned scorer: a model, "shipped" for the repository's weights, or None."""
+    if scorer is None or scorer == "none":
+        return None
+    if scorer == "shipped":
+        from tienlen.ai.plus import shipped_model
+
+        return shipped_model()
+    if isinstance(scorer, str):
+        from tienlen.ai.model import load
+
+        return load(scorer)
+    return scorer
+
+
+def ranked_options(situation: Situation, scorer: "Model") -> list[tuple[float, Combo | None]]:
+    from tienlen.ai.plus import ranked_options as ranked  # numpy is imported only when a scorer is used
+
+    return ranked(situation, scorer)
+
+
+def plus_move(situation: Situation, scorer: "Model") -> Combo | None:
+    from tienlen.ai.plus import plus_move as move
+
+    return move(situation, scorer)
 
 
 def _paired(mine: list[float], theirs: list[float]) -> tuple[float, float]:
@@ -267,32 +351,39 @@ def _survivors(alive: list[int], results: list[list[float]]) -> list[int]:
     return keep
 
 
-def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int = MAX_ACTIONS) -> "Game":
+def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int = MAX_ACTIONS, *,
+            hero: int | None = None, hero_move: "Callable[[Situation], Combo | None] | None" = None,
+            declined: Combo | None = None) -> "Game":
     """Finish ``game`` with every seat played by the normal heuristic (each
-    seeing only its own hand), offering out-of-turn chops as the table does."""
+    seeing only its own hand), offering out-of-turn chops as the table does.
+    ``hero_move`` plays seat ``hero``'s turns instead, when given; ``hero``
+    is not offered an out-of-turn chop on the top ``declined`` (it let it go)."""
     rules = game.rules
     for _ in range(max_actions):
         if game.finished:
             return game
-        if rules.four_pairs_out_of_turn and _out_of_turn_chop(game, weights):
+        skip = hero if declined is not None and game.top is declined else None
+        if rules.four_pairs_out_of_turn and _out_of_turn_chop(game, weights, skip):
             continue
         seat = game.turn
         assert seat is not None
         if game.top is not None and not game.legal_plays(seat):
             game.pass_turn(seat)  # nothing beats the top: no need to think
             continue
-        apply_move(game, seat, normal_move(Situation.from_game(game, seat), weights))
+        situation = Situation.from_game(game, seat)
+        move = hero_move(situation) if seat == hero and hero_move is not None else normal_move(situation, weights)
+        apply_move(game, seat, move)
     raise RuntimeError("rollout did not finish")
 
 
-def _out_of_turn_chop(game: "Game", weights: Weights) -> bool:
+def _out_of_turn_chop(game: "Game", weights: Weights, skip: int | None = None) -> bool:
     top = game.top
     if top is None or top.chop_target is None:
         return False
     owner = game.top_owner if game.top_owner is not None else 0
     for step in range(1, game.players):
         seat = (owner + step) % game.players
-        if seat == game.turn or not game.legal_plays(seat):
+        if seat == game.turn or seat == skip or not game.legal_plays(seat):
             continue
         move = normal_move(Situation.from_game(game, seat), weights)
         if move is not None:

@@ -205,6 +205,7 @@ class _Scorer:
         self._boss: dict[int, bool] = {}
         self._survival: dict[int, float] = {}
         self._run_outs: dict[int, float] = {}
+        self._rests: dict[int, tuple[Combo, ...]] = {}
         self.endgame = len(opponents) == 1
 
     # -------------------------------------------------------------- facts
@@ -283,10 +284,15 @@ class _Scorer:
         return score + self._leftover_terms(combo)
 
     def _rest_parts(self, combo: Combo) -> tuple[Combo, ...]:
-        parts = self.plan.combos
-        if combo in parts:
-            return tuple(part for part in parts if part[1] != combo[1])
-        return plan(self.hand ^ combo[1], self.rules).combos
+        known = self._rests.get(combo[1])  # asked again by normal+'s features
+        if known is None:
+            parts = self.plan.combos
+            if combo in parts:
+                known = tuple(part for part in parts if part[1] != combo[1])
+            else:
+                known = plan(self.hand ^ combo[1], self.rules).combos
+            self._rests[combo[1]] = known
+        return known
 
     # ----------------------------------------------------------- run-out
     def survival(self, combo: Combo) -> float:

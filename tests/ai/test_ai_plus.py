@@ -1,0 +1,164 @@
+"""The learned move scorer (``normal+``): its labels, its trainer, and the shipped weights."""
+
+import random
+
+import numpy as np
+from tienlen import RULESETS, Game
+from tienlen.ai import make_player, play_game
+from tienlen.ai.arena import apply_move
+from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES, Decision, describe
+from tienlen.ai.labels import LabelSet, finish, label_deal, label_deals, parse_mixture, policy_of, seat_policies
+from tienlen.ai.model import load
+from tienlen.ai.normal import normal_move
+from tienlen.ai.plus import SHIPPED_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options, shipped_model
+from tienlen.ai.situation import Situation
+from tienlen.ai.train import fit_linear, fit_mlp, main as train_main, regret, split
+
+
+def _midgame(seed: int, actions: int = 10) -> Game:
+    game = Game.deal(RULESETS["mien-nam"], 4, seed)
+    for _ in range(actions):
+        apply_move(game, game.turn, normal_move(Situation.from_game(game, game.turn)))
+    return game
+
+
+def test_a_decision_offers_every_distinct_play_and_normals_own_choice():
+    for seed in range(20):
+        game = _midgame(seed)
+        situation = Situation.from_game(game, game.turn)
+        decision = Decision(situation)
+        masks = [None if move is None else move.mask for move in decision.moves]
+        assert len(set(masks)) == len(masks)
+        assert all(move is None or move in situation.legal for move in decision.moves)
+        assert (None in decision.moves) == (situation.top is not None)
+        assert decision.moves[decision.heuristic_choice] == normal_move(situation)
+        rows = decision.compute_rows()
+        assert len(rows) == len(decision.moves) and all(len(row) == FEATURES for row in rows)
+        assert describe(rows[decision.heuristic_choice])["heuristic_best"] == 1.0
+
+
+def test_labels_are_paired_settlements_of_every_option_in_the_true_deal():
+    labels = LabelSet()
+    label_deal("mien-nam", 7, None, labels, per_game=8)
+    arrays = labels.arrays()
+    assert labels.decisions > 0
+    groups = arrays["groups"]
+    assert np.bincount(groups, weights=arrays["normal_choice"]).tolist() == [1.0] * labels.decisions
+    # every value is a real settlement: an integer number of bet units
+    assert np.all(arrays["values"] == np.round(arrays["values"]))
+
+
+def test_labels_against_a_mixture_of_opponents_are_reproducible():
+    mixture = parse_mixture("normal:1,easy:1,greedy:1")
+    first, second = LabelSet(), LabelSet()
+    for labels in (first, second):
+        for deal in range(30, 36):
+            label_deal("mien-nam", deal, None, labels, opponents=mixture)
+    assert first.decisions > 0 and first.values == second.values
+    assert first.groups == second.groups
+
+
+def test_random_opponents_meet_the_same_luck_in_every_option_of_a_decision():
+    game = _midgame(4)
+    types = ["policy", "easy", "easy", "greedy"]
+    ends = {finish(game.copy(), seat_policies(types, None, "same")).actions for _ in range(2)}
+    assert len(ends) == 1
+    other = finish(game.copy(), seat_policies(types, None, "other")).actions
+    assert other != next(iter(ends))  # easy seats do use their luck
+
+
+def test_finish_plays_a_copy_to_the_end_and_the_original_is_untouched():
+    game = _midgame(3)
+    actions = len(game.actions)
+    world = finish(game.copy(), [policy_of(None)] * 4)
+    assert world.finished and sum(world.settlement().values()) == 0
+    assert len(game.actions) == actions
+
+
+def _synthetic(decisions: int, seed: int) -> dict:
+    """Decisions whose best option is the one with the highest 'survival'
+    feature: a model that reads its features must find it."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 6, decisions)
+    rows = rng.random((sizes.sum(), FEATURES)).astype(np.float32)
+    column = OPTION_NAMES.index("survival")
+    values = 3.0 * rows[:, column]
+    groups = np.repeat(np.arange(decisions), sizes)
+    normal_choice = np.zeros(len(values), dtype=bool)
+    normal_choice[np.cumsum(sizes) - sizes] = True  # "normal" takes the first option
+    return {"rows": rows, "values": values.astype(np.float32), "groups": groups, "normal_choice": normal_choice}
+
+
+def test_the_linear_fit_finds_the_feature_that_decides():
+    training, validation = split(_synthetic(600, 1))
+    model = fit_linear(training, ridge=0.01)
+    report = regret(model.predict(validation["rows"]), validation)
+    assert report["model_regret"] < 0.01 < report["normal_regret"]
+
+
+def test_the_mlp_fit_learns_and_keeps_its_best_epoch():
+    training, validation = split(_synthetic(600, 2))
+    model = fit_mlp(training, validation, hidden=8, epochs=10, batch=32, rate=1e-2)
+    report = regret(model.predict(validation["rows"]), validation)
+    assert report["model_regret"] < 0.25 * report["normal_regret"]
+    assert 1 <= model.info["best_epoch"] <= 10
+
+
+def test_the_trainer_runs_end_to_end_on_a_tiny_set(tmp_path):
+    weights = tmp_path / "tiny.npz"
+    assert train_main(["all", "--seeds", "100:106", "--model", "mlp", "--hidden", "4", "--epochs", "2",
+                       "--out", str(weights)]) == 0
+    model = load(weights)
+    assert model.kind == "mlp" and model.info["data"][0]["seeds"] == "100:106"
+    assert model.covers("mien-nam", 4) and not model.covers("mien-bac", 4) and not model.covers("mien-nam", 3)
+    game = _midgame(5)
+    move = plus_move(Situation.from_game(game, game.turn), model)
+    assert move is None or move in game.legal_plays(game.turn)
+    assert train_main(["bank", "--data", str(tmp_path / "tiny-labels.npz"), "--weights", str(weights)]) == 0
+
+
+def test_labelling_can_stop_early_and_says_how_far_it_got():
+    calls = iter(range(100))
+    labels, done = label_deals("mien-nam", range(200, 300), None, stop=lambda: next(calls) >= 2)
+    assert done == 2
+
+
+# ------------------------------------------------------------ shipped weights
+def test_the_shipped_weights_are_small_and_load():
+    assert SHIPPED_WEIGHTS.stat().st_size < 2_000_000
+    model = shipped_model()
+    assert model.covers("mien-nam", 4)
+    decisions = (Decision(Situation.from_game(game, game.turn)) for game in map(_midgame, range(40)))
+    decision = next(decision for decision in decisions if len(decision.moves) >= 3)
+    values = model.predict(decision.compute_rows())
+    assert values.shape == (len(decision.moves),) and np.all(np.isfinite(values))
+    assert len(set(np.round(values, 6).tolist())) > 1  # it tells options apart
+
+
+def test_normal_plus_plays_whole_legal_games_deterministically():
+    for seed in range(4):
+        table = [make_player("normal+"), make_player("normal"), make_player("normal+"), make_player("easy")]
+        first = play_game(Game.deal(RULESETS["mien-nam"], 4, seed), table, seed=seed)
+        table = [make_player("normal+"), make_player("normal"), make_player("normal+"), make_player("easy")]
+        second = play_game(Game.deal(RULESETS["mien-nam"], 4, seed), table, seed=seed)
+        assert first.actions == second.actions
+
+
+def test_normal_plus_goes_out_when_it_can():
+    game = Game(RULESETS["mien-nam"], ["3S 4S 5S", "6D 7D 8D", "9H 9D 10S", "JS QS KS"])
+    view = game.view(0)
+    assert len(view.legal_plays) > 1
+    assert NormalPlusPlayer().choose(view, random.Random(0)).mask == view.hand
+
+
+def test_ranked_options_put_going_out_first_and_rank_every_option():
+    game = _midgame(2)
+    situation = Situation.from_game(game, game.turn)
+    ranked = ranked_options(situation, shipped_model())
+    assert [move for _, move in ranked].count(None) == (1 if situation.top is not None else 0)
+    assert [value for value, _ in ranked] == sorted((value for value, _ in ranked), reverse=True)
+
+
+def test_feature_names_are_unique():
+    names = OPTION_NAMES + CONTEXT_NAMES
+    assert len(set(names)) == len(names) == FEATURES

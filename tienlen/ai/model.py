@@ -1,0 +1,86 @@
+"""The learned move scorer's models: a linear model and a small MLP, in numpy.
+
+A model maps a decision's feature rows (:mod:`tienlen.ai.features`) to one
+value per option; only the differences between a decision's options matter
+(it is trained on each option's settlement minus the mean over that
+decision's options), so the player simply plays the highest value.
+
+Inputs are standardised with the training set's means and scales, kept with
+the weights.  The linear model also sees every option feature times a few
+context flags (leading, an opponent on one or two cards, the last two in
+play): alone, a context feature is the same for every option and cancels.
+
+Weights live in an ``.npz`` file (no pickles) with a JSON header describing
+the model and how it was trained; :func:`load` reads one back.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES
+
+__all__ = ["Model", "load", "linear_inputs", "INTERACTIONS"]
+
+INTERACTIONS = ("lead", "pressed", "opponent_on_one")
+"""Context flags the linear model crosses with every option feature."""
+_OPTIONS = len(OPTION_NAMES)
+_CROSS = [len(OPTION_NAMES) + CONTEXT_NAMES.index(name) for name in INTERACTIONS]
+
+
+def linear_inputs(rows: np.ndarray) -> np.ndarray:
+    """Option features, then each of them times each :data:`INTERACTIONS` flag."""
+    options = rows[:, :_OPTIONS]
+    crosses = [options * rows[:, column:column + 1] for column in _CROSS]
+    return np.concatenate([options, *crosses], axis=1)
+
+
+@dataclass
+class Model:
+    """``kind`` is "linear" (``weights["w"]``) or "mlp" (``w1``, ``b1``, ``w2``:
+    one hidden layer of ReLUs)."""
+
+    kind: str
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: dict[str, np.ndarray]
+    info: dict = field(default_factory=dict)
+    """How the model was trained (seeds, positions, fit figures): goes in the file."""
+
+    def covers(self, preset: str, players: int) -> bool:
+        """Whether the model was trained on this rule set and table size
+        (elsewhere ``normal+`` plays as ``normal``)."""
+        presets = self.info.get("presets")
+        return (not presets or preset in presets) and players in self.info.get("players", (players,))
+
+    def inputs(self, rows: np.ndarray) -> np.ndarray:
+        raw = linear_inputs(rows) if self.kind == "linear" else rows
+        return (raw - self.mean) / self.scale
+
+    def predict(self, rows) -> np.ndarray:
+        """One value per row (higher = better option)."""
+        x = self.inputs(np.asarray(rows, dtype=np.float64).reshape(-1, FEATURES))
+        if self.kind == "linear":
+            return x @ self.weights["w"]
+        hidden = np.maximum(x @ self.weights["w1"] + self.weights["b1"], 0.0)
+        return hidden @ self.weights["w2"]
+
+    def save(self, path: str | Path) -> None:
+        header = {"kind": self.kind, "features": FEATURES, "info": self.info}
+        arrays = {f"w_{name}": value for name, value in self.weights.items()}
+        np.savez_compressed(path, header=np.array(json.dumps(header, sort_keys=True)),
+                            mean=self.mean, scale=self.scale, **arrays)
+
+
+def load(path: str | Path) -> Model:
+    """A model saved by :meth:`Model.save`; refuses one built for other features."""
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["header"]))
+        if header["features"] != FEATURES:
+            raise ValueError(f"{path}: built for {header['features']} features, not {FEATURES}")
+        weights = {name[2:]: data[name] for name in data.files if name.startswith("w_")}
+        return Model(header["kind"], data["mean"], data["scale"], weights, header.get("info", {}))

@@ -1,0 +1,324 @@
+"""Trainer of the learned move scorer (``normal+``): labels, fitting, and the regret bank.
+
+Reproducible from its arguments: the labelled deals are named by their
+seeds, and a time limit (``--hours``) only stops the labelling early, after
+which the file records the seeds actually done.  Keep training seeds
+disjoint from the evaluation seeds (``bench/bench_ai.py --seed 1`` plays
+deals 1,000,000 to 1,000,499; :data:`DEFAULT_TRAIN_SEEDS` and
+:data:`DEFAULT_BANK_SEEDS` are far from them).
+
+::
+
+    python -m tienlen.ai.train label --seeds 50000000:50100000 --hours 0.5 --out labels-r1.npz
+    python -m tienlen.ai.train label --seeds 90000000:90003000 --out bank.npz
+    python -m tienlen.ai.train fit --data labels-r1.npz --model mlp --out normal_plus.npz
+    python -m tienlen.ai.train bank --data bank.npz --weights normal_plus.npz
+    python -m tienlen.ai.train label --policy normal_plus.npz --seeds 51000000:51100000 --hours 0.5 --out labels-r2.npz
+    python -m tienlen.ai.train all --seeds 50000000:50100000 --hours 0.5 --out normal_plus.npz   # label + fit
+
+Fitting minimises, over the options of each decision, the squared error
+between the model's values (minus their mean over the decision) and the
+labels (settlement minus the mean over the decision): only differences
+between a decision's options are learned.  The linear model is solved in
+closed form (ridge); the MLP (one hidden layer of ReLUs) with Adam on
+mini-batches of decisions, keeping the epoch with the lowest regret on a
+held-out tenth of the decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tienlen.ai.labels import DECISIONS_PER_GAME, label_deals, parse_mixture
+from tienlen.ai.model import Model, linear_inputs, load
+
+__all__ = ["fit_linear", "fit_mlp", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
+
+DEFAULT_TRAIN_SEEDS = "50000000:50100000"
+DEFAULT_BANK_SEEDS = "90000000:90003000"
+
+
+# ------------------------------------------------------------------ labels
+def parse_seeds(text: str) -> range:
+    start, _, end = text.partition(":")
+    return range(int(start), int(end))
+
+
+def label(args: argparse.Namespace) -> dict[str, np.ndarray]:
+    model = load(args.policy) if args.policy else None
+    deadline = time.monotonic() + 3600 * args.hours if args.hours else None
+    seeds = parse_seeds(args.seeds)
+    started = time.monotonic()
+    labels, done = label_deals(args.preset, seeds, model, per_game=args.per_game,
+                               opponents=parse_mixture(args.opponents),
+                               stop=lambda: deadline is not None and time.monotonic() >= deadline)
+    arrays = labels.arrays()
+    meta = {"preset": args.preset, "seeds": f"{seeds.start}:{seeds.start + done}", "per_game": args.per_game,
+            "policy": "normal+" if model else "normal", "policy_info": model.info if model else {},
+            "opponents": args.opponents or "the labelling policy",
+            "decisions": labels.decisions, "options": len(labels.values),
+            "seconds": round(time.monotonic() - started, 1)}
+    arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    print(json.dumps(meta), file=sys.stderr)
+    return arrays
+
+
+def load_labels(paths: list[str]) -> dict[str, np.ndarray]:
+    """Several label files as one set (decision numbers kept distinct)."""
+    parts = []
+    offset = 0
+    for path in paths:
+        with np.load(path, allow_pickle=False) as data:
+            part = {name: data[name] for name in ("rows", "values", "groups", "normal_choice")}
+        part["groups"] = part["groups"] + offset
+        offset = int(part["groups"].max()) + 1 if len(part["groups"]) else offset
+        parts.append(part)
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+# ------------------------------------------------------------ group algebra
+def group_mean(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each row's mean over its decision (groups are numbered 0..n-1)."""
+    sums = np.bincount(groups, weights=values)
+    counts = np.bincount(groups)
+    return (sums / np.maximum(counts, 1))[groups]
+
+
+def centred(data: dict[str, np.ndarray]) -> np.ndarray:
+    values = data["values"].astype(np.float64)
+    return values - group_mean(values, data["groups"])
+
+
+def renumber(groups: np.ndarray) -> np.ndarray:
+    _, numbers = np.unique(groups, return_inverse=True)
+    return numbers
+
+
+def split(data: dict[str, np.ndarray], held_out: float = 0.1, seed: int = 0):
+    """Training and validation sets, split by decision."""
+    groups = data["groups"]
+    decisions = np.unique(groups)
+    rng = np.random.default_rng(seed)
+    validation = set(rng.choice(decisions, size=max(1, int(held_out * len(decisions))), replace=False).tolist())
+    mask = np.array([group in validation for group in groups.tolist()])
+    pick = lambda rows: {name: (renumber(value[rows]) if name == "groups" else value[rows]) for name, value in data.items()}
+    return pick(~mask), pick(mask)
+
+
+# ------------------------------------------------------------------ regret
+def regret(predicted: np.ndarray, data: dict[str, np.ndarray]) -> dict[str, float]:
+    """Mean regret per decision (best option's settlement minus the chosen
+    one's) of the model's choice and of ``normal``'s, and how often they agree."""
+    groups, values = data["groups"], data["values"].astype(np.float64)
+    order = np.lexsort((-predicted, groups))  # per decision, highest prediction first
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = groups[order][1:] != groups[order][:-1]
+    chosen = order[first]  # one row per decision, in decision order
+    best = np.full(groups.max() + 1, -np.inf)
+    np.maximum.at(best, groups, values)
+    normal_rows = np.flatnonzero(data["normal_choice"])
+    model_regret = best[groups[chosen]] - values[chosen]
+    normal_regret = best[groups[normal_rows]] - values[normal_rows]
+    differences = np.zeros(groups.max() + 1)
+    differences[groups[chosen]] += values[chosen]
+    differences[groups[normal_rows]] -= values[normal_rows]
+    return {
+        "decisions": int(len(chosen)),
+        "model_regret": float(model_regret.mean()),
+        "normal_regret": float(normal_regret.mean()),
+        "gain_vs_normal": float(differences.mean()),
+        "gain_ci95": float(1.96 * differences.std(ddof=1) / np.sqrt(len(differences))) if len(differences) > 1
+        else float("nan"),
+        "agrees_with_normal": float(np.isin(chosen, normal_rows).mean()),
+    }
+
+
+# ------------------------------------------------------------------ models
+def standardise(inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = inputs.mean(axis=0)
+    scale = inputs.std(axis=0)
+    return mean, np.where(scale > 1e-6, scale, 1.0)
+
+
+def fit_linear(data: dict[str, np.ndarray], ridge: float = 1.0) -> Model:
+    """Ridge regression of the centred labels on the decision-centred inputs."""
+    raw = linear_inputs(data["rows"].astype(np.float64))
+    mean, scale = standardise(raw)
+    x = (raw - mean) / scale
+    groups = data["groups"]
+    x_centred = x - np.stack([group_mean(column, groups) for column in x.T], axis=1)
+    gram = x_centred.T @ x_centred + ridge * np.eye(x.shape[1])
+    weights = np.linalg.solve(gram, x_centred.T @ centred(data))
+    return Model("linear", mean, scale, {"w": weights})
+
+
+def fit_mlp(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, hidden: int = 32,
+            epochs: int = 30, batch: int = 512, rate: float = 2e-3, decay: float = 1e-4,
+            seed: int = 0, log=None) -> Model:
+    """One hidden layer of ReLUs, Adam on mini-batches of ``batch`` decisions;
+    the epoch with the lowest validation regret is kept."""
+    rows = data["rows"].astype(np.float64)
+    mean, scale = standardise(rows)
+    model = Model("mlp", mean, scale, _initial(rows.shape[1], hidden, np.random.default_rng(seed)))
+    x_all = model.inputs(rows)
+    targets = centred(data)
+    starts, lengths = _group_spans(data["groups"])
+    adam = _Adam(model.weights, rate)
+    rng = np.random.default_rng(seed + 1)
+    best = (np.inf, {name: value.copy() for name, value in model.weights.items()}, -1)
+    for epoch in range(epochs):
+        for chunk in np.array_split(rng.permutation(len(starts)), max(1, len(starts) // batch)):
+            picked = _rows_of(starts[chunk], lengths[chunk])
+            local = np.repeat(np.arange(len(chunk)), lengths[chunk])
+            adam.step(_gradients(model.weights, x_all[picked], targets[picked], local, decay))
+        score = regret(model.predict(validation["rows"]), validation)["model_regret"]
+        if log:
+            log(f"epoch {epoch + 1}: validation regret {score:.4f}")
+        if score < best[0]:
+            best = (score, {name: value.copy() for name, value in model.weights.items()}, epoch + 1)
+    model.weights = best[1]
+    model.info["best_epoch"] = best[2]
+    return model
+
+
+def _initial(inputs: int, hidden: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {
+        "w1": rng.normal(0.0, np.sqrt(2.0 / inputs), (inputs, hidden)),
+        "b1": np.zeros(hidden),
+        "w2": rng.normal(0.0, np.sqrt(1.0 / hidden), hidden),
+    }
+
+
+def _group_spans(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start row and row count of every decision (rows of a decision are contiguous)."""
+    change = np.flatnonzero(np.diff(groups)) + 1
+    starts = np.concatenate([[0], change])
+    lengths = np.diff(np.concatenate([starts, [len(groups)]]))
+    return starts, lengths
+
+
+def _rows_of(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(lengths.sum())
+
+
+def _gradients(weights: dict[str, np.ndarray], x: np.ndarray, targets: np.ndarray, groups: np.ndarray,
+               decay: float) -> dict[str, np.ndarray]:
+    """Gradients of the mean squared error of decision-centred predictions."""
+    pre = x @ weights["w1"] + weights["b1"]
+    hidden = np.maximum(pre, 0.0)
+    output = hidden @ weights["w2"]
+    error = output - group_mean(output, groups) - targets
+    d_output = 2.0 * (error - group_mean(error, groups)) / len(targets)
+    d_pre = np.outer(d_output, weights["w2"]) * (pre > 0)
+    return {
+        "w1": x.T @ d_pre + decay * weights["w1"],
+        "b1": d_pre.sum(axis=0),
+        "w2": hidden.T @ d_output + decay * weights["w2"],
+    }
+
+
+class _Adam:
+    def __init__(self, weights: dict[str, np.ndarray], rate: float) -> None:
+        self.weights = weights
+        self.rate = rate
+        self.moments = {name: (np.zeros_like(value), np.zeros_like(value)) for name, value in weights.items()}
+        self.steps = 0
+
+    def step(self, gradients: dict[str, np.ndarray]) -> None:
+        self.steps += 1
+        for name, gradient in gradients.items():
+            first, second = self.moments[name]
+            first *= 0.9
+            first += 0.1 * gradient
+            second *= 0.999
+            second += 0.001 * gradient * gradient
+            corrected = first / (1 - 0.9 ** self.steps), second / (1 - 0.999 ** self.steps)
+            self.weights[name] -= self.rate * corrected[0] / (np.sqrt(corrected[1]) + 1e-8)
+
+
+# -------------------------------------------------------------------- CLI
+def fit(args: argparse.Namespace) -> Model:
+    data = load_labels(args.data)
+    training, validation = split(data, seed=args.seed)
+    log = lambda text: print(text, file=sys.stderr, flush=True)
+    if args.model == "linear":
+        model = fit_linear(training, ridge=args.ridge)
+    else:
+        model = fit_mlp(training, validation, hidden=args.hidden, epochs=args.epochs, seed=args.seed, log=log)
+    metas = [_meta(path) for path in args.data]
+    model.info.update({
+        "presets": sorted({meta["preset"] for meta in metas if "preset" in meta}), "players": [4],
+        "model": args.model, "hidden": args.hidden if args.model == "mlp" else 0, "seed": args.seed,
+        "data": metas,
+        "training": regret(model.predict(training["rows"]), training),
+        "validation": regret(model.predict(validation["rows"]), validation),
+    })
+    log(json.dumps({"training": model.info["training"], "validation": model.info["validation"]}))
+    return model
+
+
+def _meta(path: str) -> dict:
+    with np.load(path, allow_pickle=False) as data:
+        return json.loads(str(data["meta"])) if "meta" in data.files else {"file": Path(path).name}
+
+
+def bank(args: argparse.Namespace) -> dict:
+    data = load_labels(args.data)
+    report = regret(load(args.weights).predict(data["rows"]), data)
+    print(json.dumps(report))
+    return report
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m tienlen.ai.train", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("label", "all"):
+        command = commands.add_parser(name, help="label deals" + (" and fit" if name == "all" else ""))
+        command.add_argument("--preset", default="mien-nam")
+        command.add_argument("--seeds", default=DEFAULT_TRAIN_SEEDS, help="deals START:END (END excluded)")
+        command.add_argument("--hours", type=float, default=0.0, help="stop labelling after this long (0: no limit)")
+        command.add_argument("--per-game", type=int, default=DECISIONS_PER_GAME)
+        command.add_argument("--policy", help="weights of the labelling normal+ (default: normal)")
+        command.add_argument("--opponents", help='mixture of opponent types, e.g. "normal:2,easy:1,greedy:1,plus:1" '
+                                                 "(default: every seat plays the labelling policy)")
+        command.add_argument("--out", required=True)
+    fitting = [commands.choices["all"], commands.add_parser("fit", help="fit a model to label files")]
+    fitting[1].add_argument("--data", nargs="+", required=True)
+    fitting[1].add_argument("--out", required=True)
+    for command in fitting:
+        command.add_argument("--model", choices=("linear", "mlp"), default="mlp")
+        command.add_argument("--hidden", type=int, default=32)
+        command.add_argument("--epochs", type=int, default=30)
+        command.add_argument("--ridge", type=float, default=1.0)
+        command.add_argument("--seed", type=int, default=0)
+    scoring = commands.add_parser("bank", help="regret of weights on labelled positions")
+    scoring.add_argument("--data", nargs="+", required=True)
+    scoring.add_argument("--weights", required=True)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "bank":
+        bank(args)
+        return 0
+    if args.command in ("label", "all"):
+        arrays = label(args)
+        labels_path = args.out if args.command == "label" else str(Path(args.out).with_suffix("")) + "-labels.npz"
+        np.savez_compressed(labels_path, **arrays)
+        if args.command == "label":
+            return 0
+        args.data = [labels_path]
+    fit(args).save(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
