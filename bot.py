@@ -21,6 +21,7 @@ import discord
 from discord.ext import commands
 
 import db
+from cogs.admin_cog import AdminCog
 from cogs.chips_cog import ChipsCog
 from cogs.cluster_routing import InteractionRouter
 from cogs.rest_budget import ChannelBudget, GlobalPace, rest_trace
@@ -99,8 +100,10 @@ class TienLenBot(commands.AutoShardedBot):
         await self.tree.set_translator(CatalogueTranslator())
         game_cog = TienLenCog(self.tables, self.messenger)
         await self.add_cog(game_cog)
-        await self.add_cog(ChipsCog(self.database, self.settings))
-        self.add_dynamic_items(*component_handlers(game_cog))
+        await self.add_cog(ChipsCog(self.tables))
+        admin_cog = AdminCog(self.tables)
+        await self.add_cog(admin_cog)
+        self.add_dynamic_items(*component_handlers(game_cog, admin_cog))
         self.tree.on_error = self._on_command_error
         self.router = InteractionRouter(self, self.tables, self.database, member=self.cluster, metrics=self.metrics)
         self.router.install()

@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from runtime import steps  # noqa: E402
 from runtime.records import Payout, Receipt  # noqa: E402
+from runtime.server_settings import ServerSettings  # noqa: E402
 from runtime.service import TableService  # noqa: E402
 from runtime.settings import Settings  # noqa: E402
 
@@ -59,12 +60,17 @@ async def _noted(game_id):
     return None
 
 
+async def _defaults(guild_id, settings):
+    return ServerSettings.defaults(guild_id, settings)
+
+
 def service() -> TableService:
     settings = Settings(ai_delay_seconds=10**6, deal_seed=1, idle_minutes=10**6)
     tables = TableService(None, settings)  # type: ignore[arg-type]
     tables.store.submit = _instant_commit  # type: ignore[method-assign]
     tables.store.balance = _rich  # type: ignore[method-assign]
     tables.outbox._mark_posted = _noted
+    tables.store.server_settings = _defaults  # type: ignore[method-assign]
     return tables
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 from discord.app_commands import Choice, locale_str
@@ -12,7 +15,9 @@ from cogs import inputs
 from cogs.replies import fail, guild_only, lang_of, reply, send_public, within
 from cogs.stats_pages import leaderboard_embed
 from i18n import number, t
-from runtime.settings import Settings
+
+if TYPE_CHECKING:
+    from runtime.service import TableService
 
 __all__ = ["ChipsCog"]
 
@@ -27,9 +32,9 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
     chips = app_commands.Group(name="chips", description=locale_str("Your chips in this server", key="cmd.chips"),
                                guild_only=True)
 
-    def __init__(self, database: db.Database, settings: Settings) -> None:
-        self.db = database
-        self.settings = settings
+    def __init__(self, tables: "TableService") -> None:
+        self.tables = tables
+        self.db = tables.db
 
     @chips.command(name="balance", description=locale_str("Show a chip balance", key="cmd.balance"))
     @app_commands.describe(user=locale_str("Whose balance (default: you)", key="arg.user"))
@@ -40,8 +45,9 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
         lang = lang_of(interaction)
         try:
             if target.id == interaction.user.id:
+                server = await within(interaction, self.tables.server(interaction.guild_id))  # type: ignore[arg-type]
                 account = await within(interaction, db.get_or_create_account(
-                    self.db, interaction.guild_id, target.id, starting_chips=self.settings.starting_chips))  # type: ignore[arg-type]
+                    self.db, interaction.guild_id, target.id, starting_chips=server.starting_chips))  # type: ignore[arg-type]
             else:
                 account = await within(interaction, db.get_account(self.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
         except Exception as error:
@@ -57,9 +63,14 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
             return
         lang = lang_of(interaction)
         try:
+            server = await within(interaction, self.tables.server(interaction.guild_id))  # type: ignore[arg-type]
+            if not server.daily_chips:
+                raise inputs.InputError("daily_off")
+            if account_days(interaction.user) < server.daily_min_account_days:
+                raise inputs.InputError("account_too_new", days=server.daily_min_account_days)
             claim = await within(interaction, db.claim_daily(
                 self.db, interaction.guild_id, interaction.user.id,  # type: ignore[arg-type]
-                amount=self.settings.daily_chips, starting_chips=self.settings.starting_chips))
+                amount=server.daily_chips, starting_chips=server.starting_chips))
         except Exception as error:
             return await fail(interaction, error)
         text = t(lang, "chips.daily", amount=number(claim.amount, lang), balance=number(claim.balance, lang), count=claim.amount)
@@ -79,3 +90,9 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
         except Exception as error:
             return await fail(interaction, error)
         await send_public(interaction, embed=leaderboard_embed(board, order, lang_of(interaction), interaction.user.id))
+
+
+def account_days(user: discord.abc.User, now: datetime.datetime | None = None) -> int:
+    """How many whole days ago the Discord account was made (from its id)."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    return (now - user.created_at).days

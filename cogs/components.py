@@ -14,9 +14,9 @@ from typing import Any, Protocol
 
 import discord
 
-from cogs.custom_ids import HAND_TEMPLATE, RULES_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
+from cogs.custom_ids import ADMIN_TEMPLATE, HAND_TEMPLATE, RULES_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
 
-__all__ = ["Controls", "component_handlers"]
+__all__ = ["Controls", "AdminControls", "component_handlers"]
 
 
 class Controls(Protocol):
@@ -30,8 +30,15 @@ class Controls(Protocol):
     async def on_rules_page(self, interaction: discord.Interaction, source: str, page: int) -> None: ...
 
 
-def component_handlers(controls: Controls) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
-    """The dynamic items that hand every click on the bot's components to ``controls``."""
+class AdminControls(Protocol):
+    """What an admin's confirmation buttons are handed to."""
+
+    async def on_admin_button(self, interaction: discord.Interaction, action: str, request_id: int) -> None: ...
+
+
+def component_handlers(controls: Controls, admin: AdminControls) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
+    """The dynamic items that hand every click on the bot's components to ``controls``
+    (an admin's confirmations to ``admin``)."""
 
     class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=TABLE_TEMPLATE):
         """A button on the public table message."""
@@ -83,4 +90,16 @@ def component_handlers(controls: Controls) -> tuple[type[discord.ui.DynamicItem[
         async def callback(self, interaction: discord.Interaction) -> None:
             await controls.on_rules_page(interaction, self.source, self.page)
 
-    return TableButton, HandButton, HandSelect, RulesPage
+    class AdminButton(discord.ui.DynamicItem[discord.ui.Button], template=ADMIN_TEMPLATE):
+        """Confirm or cancel what an admin asked for (a balance reset)."""
+
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: Any, /):
+            button = cls(item)
+            button.action, button.request_id = match["action"], int(match["request"])
+            return button
+
+        async def callback(self, interaction: discord.Interaction) -> None:
+            await admin.on_admin_button(interaction, self.action, self.request_id)
+
+    return TableButton, HandButton, HandSelect, RulesPage, AdminButton

@@ -9,6 +9,7 @@ Layouts:
     ``tl:t:{action}:{channel}``                 table message buttons
     ``tl:h:{action}:{channel}:{game}[:{mask}]`` a player's hand controls
     ``tl:r:{source}:{page}``                    a page of the rules
+    ``tl:a:{action}:{request}``                 an admin's confirmation (the request's interaction id)
 
 Both the view builders (:mod:`cogs.views`) and the handlers that receive
 the clicks (:mod:`cogs.components`) use this module, and nothing else.
@@ -21,8 +22,8 @@ the clicks (:mod:`cogs.components`) use this module, and nothing else.
 
 from __future__ import annotations
 
-__all__ = ["TABLE_TEMPLATE", "HAND_TEMPLATE", "SELECT_TEMPLATE", "RULES_TEMPLATE", "TEMPLATES", "table_id", "hand_id",
-           "rules_id"]
+__all__ = ["TABLE_TEMPLATE", "HAND_TEMPLATE", "SELECT_TEMPLATE", "RULES_TEMPLATE", "ADMIN_TEMPLATE", "TEMPLATES",
+           "table_id", "hand_id", "rules_id", "admin_id"]
 
 TABLE_TEMPLATE = r"tl:t:(?P<action>join|leave|ai|start|hand|next):(?P<channel>[0-9]{1,20})"
 HAND_TEMPLATE = (
@@ -31,7 +32,8 @@ HAND_TEMPLATE = (
 )
 SELECT_TEMPLATE = r"tl:h:(?P<action>cards|quick):(?P<channel>[0-9]{1,20}):(?P<game>[0-9]{1,20})"
 RULES_TEMPLATE = r"tl:r:(?P<source>mien-nam|iwin|mien-bac|table-[0-9]{1,20}):(?P<page>[0-9]{1,2})"
-TEMPLATES = (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE)
+ADMIN_TEMPLATE = r"tl:a:(?P<action>reset|keep):(?P<request>[0-9]{1,20})"
+TEMPLATES = (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE, ADMIN_TEMPLATE)
 
 
 def table_id(action: str, channel_id: int) -> str:
@@ -46,3 +48,8 @@ def hand_id(action: str, channel_id: int, game_id: int, mask: int | None = None)
 
 def rules_id(source: str, page: int) -> str:
     return f"tl:r:{source}:{page}"
+
+
+def admin_id(action: str, request_id: int) -> str:
+    """An admin's confirmation button (``request_id``: the interaction that asked for it)."""
+    return f"tl:a:{action}:{request_id}"

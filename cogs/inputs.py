@@ -30,6 +30,8 @@ from tienlen.table import MAX_TURN_SECONDS
 __all__ = [
     "InputError", "shown", "quick_choice", "picked_cards", "typed_cards", "rules_name", "bet", "turn_seconds",
     "ai_level", "board_order", "ECHO_LIMIT", "MIN_BET", "MAX_BET", "BOARD_ORDERS",
+    "whole_in", "timezone", "language", "restorable", "STARTING_CHIPS", "DAILY_CHIPS", "ACCOUNT_DAYS",
+    "LANGUAGE_CHOICES", "RESTORABLE",
 ]
 
 ECHO_LIMIT = 32
@@ -141,3 +143,56 @@ def board_order(value: Any) -> str:
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+# ------------------------------------------------------------ server settings
+STARTING_CHIPS = (1, 10_000_000)
+DAILY_CHIPS = (0, 1_000_000)
+ACCOUNT_DAYS = (0, 3650)
+LANGUAGE_CHOICES = ("auto", "vi", "en")
+RESTORABLE = ("starting_chips", "daily_chips", "timezone", "rules", "bet", "turn_seconds", "language", "ai_seats",
+              "channels", "account_days")
+"""Settings a server can set back to the bot's default, by their option names."""
+
+
+def whole_in(value: Any, bounds: tuple[int, int], code: str) -> int | None:
+    """A whole number within ``bounds`` (None: not given)."""
+    if value is None:
+        return None
+    low, high = bounds
+    if not _whole(value) or not low <= value <= high:
+        raise InputError(code, min=low, max=high)
+    return value
+
+
+def timezone(value: Any) -> str | None:
+    """An IANA time zone name, like ``Asia/Ho_Chi_Minh``."""
+    if value is None:
+        return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        if not isinstance(value, str) or not 0 < len(value) <= 64 or value.startswith("/") or ".." in value:
+            raise ValueError(value)
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError("bad_timezone", timezone=shown(str(value))) from None
+    return value
+
+
+def language(value: Any) -> str | None:
+    """"auto", "vi" or "en" (None: not given)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in LANGUAGE_CHOICES:
+        raise InputError("bad_language", known=", ".join(LANGUAGE_CHOICES))
+    return value
+
+
+def restorable(value: Any) -> str | None:
+    """The name of a setting to set back to the bot's default."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in RESTORABLE:
+        raise InputError("bad_setting", known=", ".join(RESTORABLE))
+    return value

@@ -68,7 +68,10 @@ class Messenger:
         """Players' ephemeral "My hand" views, refreshed like the DMs."""
 
     # --------------------------------------------------------- language
-    def public_lang(self, guild_id: int) -> str:
+    def public_lang(self, guild_id: int, chosen: str | None = None) -> str:
+        """The language of a public message: the one the server chose, else its Discord language."""
+        if chosen is not None:
+            return language_of(chosen)
         guild = self.bot.get_guild(guild_id)
         return language_of(guild.preferred_locale if guild else None)
 
@@ -81,7 +84,7 @@ class Messenger:
             self.ephemeral.forget_table(snapshot.channel_id)
             reason = next((event.other for event in snapshot.events if event.kind == "closed"), "ended")
             if reason != "ended":  # /tienlen end answers publicly itself
-                await self.announce_closed(snapshot.channel_id, snapshot.guild_id, reason)
+                await self.announce_closed(snapshot.channel_id, snapshot.guild_id, reason, snapshot.language)
         self._dirty.add(snapshot.channel_id)
         editor = self._editors.get(snapshot.channel_id)
         if editor is None or editor.done():
@@ -224,7 +227,7 @@ class Messenger:
                 await asyncio.sleep(self.edit_interval)
 
     async def _render_table(self, snapshot: TableSnapshot) -> None:
-        lang = self.public_lang(snapshot.guild_id)
+        lang = self.public_lang(snapshot.guild_id, snapshot.language)
         files, image = await self._play_files(snapshot)
         embed = table_embed(snapshot, lang, image=image)
         view = table_view(snapshot, lang)
@@ -264,7 +267,7 @@ class Messenger:
 
     async def post_summary(self, channel_id: int, guild_id: int, summary: GameSummary) -> None:
         """Post the end-of-game summary; raise Undelivered while Discord fails."""
-        lang = self.public_lang(guild_id)
+        lang = self.public_lang(guild_id, summary.language)
         from render import render_final_hands
 
         data = await asyncio.to_thread(render_final_hands, [(name, list(cards)) for name, cards in summary.final_hands])
@@ -283,8 +286,8 @@ class Messenger:
             return
         self.outages.recovered("summaries")
 
-    async def announce_closed(self, channel_id: int, guild_id: int, reason: str) -> None:
-        lang = self.public_lang(guild_id)
+    async def announce_closed(self, channel_id: int, guild_id: int, reason: str, chosen: str | None = None) -> None:
+        lang = self.public_lang(guild_id, chosen)
         channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
             await channel.send(t(lang, f"closed.{reason}"))

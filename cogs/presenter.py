@@ -292,7 +292,9 @@ def error_text(code: str, lang: str, params: dict | None = None) -> str:
     """The catalogue text for an error code from the engine, the table or the chips layer."""
     params = dict(params or {})
     for key, value in list(params.items()):
-        if isinstance(value, Combo):
+        if key == "channels":  # channel ids: shown as the channels themselves
+            params[key] = " ".join(f"<#{channel}>" for channel in value)
+        elif isinstance(value, Combo):
             params[key] = play_text(value, lang)
         elif isinstance(value, (list, tuple)):
             params[key] = format_cards(value) if value and hasattr(value[0], "symbol") else ", ".join(map(str, value))

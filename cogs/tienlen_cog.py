@@ -128,7 +128,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
                 **self._player(interaction), **options))
         except Exception as error:
             return await fail(interaction, error)
-        lang = language_of(interaction.guild_locale)
+        lang = self.messenger.public_lang(snapshot.guild_id, snapshot.language)
         message = await send_public(interaction, embed=table_embed(snapshot, lang), view=table_view(snapshot, lang))
         if message is not None:
             await self.tables.set_message(snapshot.channel_id, message.id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import discord
 
-from cogs.custom_ids import hand_id, rules_id, table_id
+from cogs.custom_ids import admin_id, hand_id, rules_id, table_id
 from cogs.presenter import combo_name
 from i18n import t
 from runtime.snapshot import HandSnapshot, TableSnapshot
@@ -17,7 +17,7 @@ from tienlen import Combo, format_cards
 from tienlen.cards import Card, mask_of
 from tienlen.table import Phase
 
-__all__ = ["table_view", "hand_view", "rules_view", "quick_plays", "QUICK_LIMIT"]
+__all__ = ["table_view", "hand_view", "rules_view", "reset_view", "quick_plays", "QUICK_LIMIT"]
 
 QUICK_LIMIT = 25  # Discord's maximum options in a select menu
 
@@ -123,4 +123,12 @@ def rules_view(source: str, page: int, pages: int, lang: str) -> discord.ui.View
     view.add_item(_button(rules_id(source, max(0, page - 1)), t(lang, "button.previous"), disabled=page == 0))
     view.add_item(_button(rules_id(source, min(pages - 1, page + 1)), t(lang, "button.next_page"),
                           disabled=page >= pages - 1))
+    return view
+
+
+def reset_view(request_id: int, lang: str) -> discord.ui.View:
+    """Confirm or cancel a reset of every balance."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(_button(admin_id("reset", request_id), t(lang, "button.confirm_reset"), discord.ButtonStyle.danger))
+    view.add_item(_button(admin_id("keep", request_id), t(lang, "button.cancel")))
     return view

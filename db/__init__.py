@@ -13,6 +13,7 @@ from db.accounts import (
     get_or_create_account,
     grant,
     record_leave_penalty,
+    reset_balances,
     transfer,
 )
 from db.changes import NOTHING_NEW, ChangeReceipt, GameSettlement, NewGame, TableChange, commit_changes
@@ -47,7 +48,13 @@ from db.games import (
     unfinished_games,
     unposted_summaries,
 )
-from db.guilds import get_guild_settings, set_guild_locale, set_guild_timezone
+from db.guilds import (
+    change_guild_settings,
+    get_guild_settings,
+    recent_setting_changes,
+    set_guild_locale,
+    set_guild_timezone,
+)
 from db.leaderboard import LeaderboardOrder, leaderboard, player_stats
 from db.ledger import account_ledger
 from db.records import (
@@ -65,6 +72,7 @@ from db.records import (
     SeatPayment,
     SeatResult,
     SeatSummary,
+    SettingChange,
     Settlement,
     SettlementLine,
     StoredGame,
@@ -113,6 +121,7 @@ __all__ = [
     "SeatPayment",
     "SeatResult",
     "SeatSummary",
+    "SettingChange",
     "Settlement",
     "SettlementLine",
     "StoredGame",
@@ -121,6 +130,7 @@ __all__ = [
     "UnknownAccount",
     "abort_game",
     "account_ledger",
+    "change_guild_settings",
     "append_action",
     "append_actions",
     "claim_daily",
@@ -139,6 +149,8 @@ __all__ = [
     "player_stats",
     "recent_games",
     "record_leave_penalty",
+    "recent_setting_changes",
+    "reset_balances",
     "remember_dm_channel",
     "save_table",
     "set_guild_locale",

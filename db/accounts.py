@@ -275,3 +275,38 @@ def _reason_among(reason: Reason | str, allowed: frozenset[Reason]) -> Reason:
         names = ", ".join(sorted(r.value for r in allowed))
         raise ValueError(f"reason must be one of {names}, got {reason!r}")
     return parsed
+
+
+async def reset_balances(db: Database, guild_id: int, *, amount: int, key: str) -> int:
+    """Set every balance of the guild to ``amount`` (a server's fresh start); how
+    many accounts changed.
+
+    Each account gets a ledger entry (reason reset) for the difference, so a
+    balance stays the sum of its ledger; ``key`` names the reset, and doing
+    it again under the same key changes nothing (a double click, a retry).
+    """
+    require_id(guild_id, what="guild_id")
+    require_amount(amount, what="amount", allow_zero=True)
+    require_key(key)
+    async with db.write() as session:
+        if await ledger.find_entry(session, f"{key}:done") is not None:
+            return 0
+        rows = list(await session.scalars(
+            select(AccountRow).where(AccountRow.guild_id == guild_id).order_by(AccountRow.user_id).with_for_update()))
+        now = utcnow()
+        entries = []
+        for row in rows:
+            if row.balance == amount:
+                continue
+            entries.append(ledger.new_entry(guild_id=guild_id, user_id=row.user_id, amount=amount - row.balance,
+                                            balance_after=amount, reason=Reason.RESET, key=f"{key}:{row.user_id}",
+                                            now=now))
+            row.balance = amount
+        await session.flush()
+        # The reset's own mark (a zero entry on the first account, or none when the guild has no account yet).
+        if rows:
+            entries.append(ledger.new_entry(guild_id=guild_id, user_id=rows[0].user_id, amount=0,
+                                            balance_after=amount, reason=Reason.RESET, key=f"{key}:done", now=now))
+        if entries:
+            await ledger.append_many(session, entries)
+        return len(entries) - (1 if rows else 0)

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     Float,
     ForeignKey,
@@ -175,6 +176,28 @@ class GuildSettingsRow(Base):
         String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
     )
     locale: Mapped[str | None] = mapped_column(String(16))
+    # Each setting: NULL while the server keeps the bot's default.
+    starting_chips: Mapped[int | None] = mapped_column(BigInteger)
+    daily_chips: Mapped[int | None] = mapped_column(BigInteger)
+    default_rules: Mapped[str | None] = mapped_column(String(32))
+    default_bet: Mapped[int | None] = mapped_column(BigInteger)
+    default_turn_seconds: Mapped[int | None] = mapped_column(Integer)
+    ai_allowed: Mapped[bool | None] = mapped_column(Boolean)
+    table_channels: Mapped[list[int] | None] = mapped_column(JSON(none_as_null=True))
+    daily_min_account_days: Mapped[int | None] = mapped_column(Integer)
+
+
+class GuildSettingChangeRow(Base):
+    __tablename__ = "guild_setting_changes"
+
+    id: Mapped[int] = mapped_column(AutoIncrementId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(32))
+    value: Mapped[Any | None] = mapped_column(JSON(none_as_null=True))
+    created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+    __table_args__ = (Index("ix_guild_setting_changes_guild_id_id", "guild_id", "id"),)
 
 
 class ClusterSlotRow(Base):

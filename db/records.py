@@ -22,6 +22,7 @@ class Reason(StrEnum):
     ADMIN_GRANT = "admin_grant"
     REFUND = "refund"
     TRANSFER = "transfer"
+    RESET = "reset"
 
 
 class GameStatus(StrEnum):
@@ -91,9 +92,31 @@ class DailyClaim:
 
 @dataclass(frozen=True)
 class GuildSettings:
+    """What a server's admins chose; None for what they left at the bot's default."""
+
     guild_id: int
     timezone: str
     locale: str | None
+    """The language of public table messages (None: the server's own Discord language)."""
+    starting_chips: int | None = None
+    daily_chips: int | None = None
+    default_rules: str | None = None
+    default_bet: int | None = None
+    default_turn_seconds: int | None = None
+    ai_allowed: bool | None = None
+    table_channels: tuple[int, ...] | None = None
+    """Channels where tables may be opened (None or empty: all)."""
+    daily_min_account_days: int | None = None
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """One change of a server setting: who, what, when."""
+
+    user_id: int
+    name: str
+    value: Any
+    created_at: datetime.datetime
 
 
 @dataclass(frozen=True)

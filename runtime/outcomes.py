@@ -59,7 +59,7 @@ def game_outcome(game: Game) -> dict[str, Any]:
 
 
 def summary_of(*, game_id: int, game: Game, seats: Sequence[Seat], payout: Payout, bet: int,
-               rake_percent: int) -> GameSummary:
+               rake_percent: int, language: str | None = None) -> GameSummary:
     """The public end-of-game summary: places, payments, chips and balances,
     and everyone's last cards."""
     humans = {seat for seat, info in enumerate(seats) if not info.is_ai}
@@ -79,4 +79,5 @@ def summary_of(*, game_id: int, game: Game, seats: Sequence[Seat], payout: Payou
         final_hands=tuple((seats[seat].name, tuple(game.hand(seat))) for seat in range(game.players)),
         bet=bet,
         rake_percent=rake_percent,
+        language=language,
     )

@@ -36,6 +36,7 @@ from runtime.outbox import NullNotifier, Notifier, Outbox
 from runtime.outcomes import summary_of
 from runtime.registry import TableRegistry
 from runtime.scheduler import Scheduler
+from runtime.server_settings import ServerSettings
 from runtime.settings import Settings
 from runtime.snapshot import TAKEN_OVER, Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
 from runtime.state import TableState
@@ -236,7 +237,8 @@ class TableService:
             return None
         table = before.table
         summary = summary_of(game_id=table.game_id or 0, game=table.game, seats=table.game_seats,
-                             payout=before.payout, bet=table.bet, rake_percent=table.rules.rake_percent)
+                             payout=before.payout, bet=table.bet, rake_percent=table.rules.rake_percent,
+                             language=before.language)
         self.registry.summary(kept.channel_id, summary)
         return summary
 
@@ -249,19 +251,31 @@ class TableService:
             self._keep(channel_id, state)
 
     # ---------------------------------------------------------------- chips
-    async def _covers(self, table: Table, user_id: int, *, name: str | None = None) -> None:
+    async def server(self, guild_id: int) -> ServerSettings:
+        """The server's settings (its admins' choices, else the bot's defaults)."""
+        return await self.store.server_settings(guild_id, self.settings)
+
+    async def _covers(self, table: Table, user_id: int, server: ServerSettings, *, name: str | None = None) -> None:
         """A player must cover the preset's maximum plausible loss for one game."""
-        balance = await self.store.balance(table.guild_id, user_id, starting_chips=self.settings.starting_chips)
+        balance = await self.store.balance(table.guild_id, user_id, starting_chips=server.starting_chips)
         need = table.bet * table.rules.max_plausible_loss(table.rules.max_players)
         if balance < need:
             raise NotEnoughChips(need=need, have=balance, name=name)
 
-    async def _everyone_covers(self, state: TableState | None) -> None:
-        if state is None:
-            return
-        for seat in state.table.humans:
-            assert seat.user_id is not None
-            await self._covers(state.table, seat.user_id, name=seat.name)
+    def _deal_check(self, server: ServerSettings, *, deals: Callable[[TableState], bool] = lambda _state: True):
+        """What must hold before a deal, read under the table's lock: AI seats
+        allowed by the server, and every player's chips."""
+
+        async def check(state: TableState | None) -> None:
+            if state is None or not deals(state):
+                return
+            if not server.ai_allowed and any(seat.is_ai for seat in state.table.seats):
+                raise TableError("ai_off")
+            for seat in state.table.humans:
+                assert seat.user_id is not None
+                await self._covers(state.table, seat.user_id, server, name=seat.name)
+
+        return check
 
     def _seed(self) -> int:
         return self._seeds.getrandbits(64) if self._seeds is not None else secrets.randbits(64)
@@ -270,16 +284,21 @@ class TableService:
     async def create_table(self, *, channel_id: int, guild_id: int, user_id: int, name: str, locale: str = "en-US",
                            rules_name: str | None = None, bet: int | None = None,
                            turn_seconds: int | None = None) -> TableSnapshot:
-        settings = self.settings
-        command = steps.CreateTable(
-            channel_id=channel_id, guild_id=guild_id, host_id=user_id, host_name=name, locale=locale,
-            rules_name=rules_name or settings.default_rules, bet=bet or settings.default_bet,
-            turn_seconds=turn_seconds or settings.default_turn_seconds)
+        """Open a table; options left None are the server's defaults."""
         if self.registry.get(channel_id) is not None:
             raise TableError("table_exists")
+        server = await self.server(guild_id)
+        if not server.allows_tables_in(channel_id):
+            raise TableError("channel_not_allowed", channels=server.table_channels)
+        command = steps.CreateTable(
+            channel_id=channel_id, guild_id=guild_id, host_id=user_id, host_name=name, locale=locale,
+            rules_name=rules_name if rules_name is not None else server.default_rules,
+            bet=bet if bet is not None else server.default_bet,
+            turn_seconds=turn_seconds if turn_seconds is not None else server.default_turn_seconds,
+            language=server.table_language)
         probe = steps.apply(None, command, self._context())  # the options are checked before the chips
         assert probe.state is not None
-        await self._covers(probe.state.table, user_id)
+        await self._covers(probe.state.table, user_id, server)
         await self.execute(channel_id, command)
         snapshot = self.registry.snapshot(channel_id)
         assert snapshot is not None
@@ -302,10 +321,13 @@ class TableService:
             await self.execute(channel_id, steps.NoteLocale(user_id=user_id, locale=locale))
 
     async def join(self, channel_id: int, user_id: int, name: str, locale: str = "en-US") -> TableSnapshot:
-        await self._covers(self._require(channel_id).table, user_id)
+        table = self._require(channel_id).table
+        await self._covers(table, user_id, await self.server(table.guild_id))
         return await self._snapshot_after(channel_id, steps.Join(user_id=user_id, name=name, locale=locale))
 
     async def add_ai(self, channel_id: int, requester: int, level: str = "normal") -> TableSnapshot:
+        if not (await self.server(self._require(channel_id).guild_id)).ai_allowed:
+            raise TableError("ai_off")
         return await self._snapshot_after(channel_id, steps.AddAi(requester=requester, level=level))
 
     async def remove_ai(self, channel_id: int, requester: int) -> TableSnapshot:
@@ -336,18 +358,17 @@ class TableService:
 
     # ---------------------------------------------------------------- games
     async def start_game(self, channel_id: int, requester: int | None) -> TableSnapshot:
-        return await self._snapshot_after(channel_id, steps.Start(requester=requester, seed=self._seed()),
-                                          check=self._everyone_covers)
+        server = await self.server(self._require(channel_id).guild_id)
+        command = steps.Start(requester=requester, seed=self._seed(), language=server.table_language)
+        return await self._snapshot_after(channel_id, command, check=self._deal_check(server))
 
     async def next_game(self, channel_id: int, user_id: int) -> tuple[TableSnapshot, bool]:
         """"Next game": the host starts it at once; otherwise it starts when every
         seated human has pressed it.  Returns (snapshot, started)."""
-
-        async def check(state: TableState | None) -> None:
-            if state is not None and steps.next_game_deals(state, user_id):
-                await self._everyone_covers(state)
-
-        step = await self.execute(channel_id, steps.NextGame(user_id=user_id, seed=self._seed()), check=check)
+        server = await self.server(self._require(channel_id).guild_id)
+        command = steps.NextGame(user_id=user_id, seed=self._seed(), language=server.table_language)
+        check = self._deal_check(server, deals=lambda state: steps.next_game_deals(state, user_id))
+        step = await self.execute(channel_id, command, check=check)
         snapshot = self.registry.snapshot(channel_id)
         assert snapshot is not None
         return snapshot, step.started

@@ -90,6 +90,8 @@ class GameSummary:
     """Everyone's remaining cards, shown once the game is over."""
     bet: int
     rake_percent: int
+    language: str | None = None
+    """The language the server chose for the table's public messages (None: its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +119,8 @@ class TableSnapshot:
     closed: bool = False
     opening_requires_lowest: bool = False
     """Nothing played yet and the opening play must contain the lowest card (RULES.md §3)."""
+    language: str | None = None
+    """The language the server chose for this table message (None: its own Discord language)."""
 
     def seat_name(self, index: int | None) -> str:
         if index is None or not 0 <= index < len(self.seats):
@@ -193,6 +197,7 @@ def snapshot_of(
         summary=summary,
         closed=closed,
         opening_requires_lowest=game is not None and game.required_card is not None,
+        language=state.language,
     )
 
 

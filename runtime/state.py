@@ -35,6 +35,9 @@ class TableState:
     """Each player's Discord language (user id → locale), for their DMs."""
     payout: Payout | None = None
     """What the finished game paid, until the table moves on to the next game."""
+    language: str | None = None
+    """The language of the public table message, chosen by the server when the game was dealt
+    (None: the server's own Discord language)."""
 
     @property
     def channel_id(self) -> int:
@@ -74,6 +77,7 @@ class TableState:
         data["message_id"] = self.message_id
         data["last_activity"] = self.last_activity
         data["locales"] = {str(user): locale for user, locale in sorted(self.locales.items())}
+        data["language"] = self.language
         return data
 
     @classmethod
@@ -91,4 +95,5 @@ class TableState:
             last_activity=float(data.get("last_activity") or 0.0),
             locales=locales,
             payout=payout,
+            language=data.get("language"),
         )

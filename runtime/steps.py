@@ -98,6 +98,8 @@ class CreateTable:
     rules_name: str = "mien-nam"
     bet: int = 10
     turn_seconds: int | None = None
+    language: str | None = None
+    """The server's language for the public table message (None: its own Discord language)."""
 
 
 @dataclass(frozen=True)
@@ -158,12 +160,15 @@ class End:
 class Start:
     requester: int | None
     seed: int
+    language: str | None = None
+    """The server's language for the public table message of this game."""
 
 
 @dataclass(frozen=True)
 class NextGame:
     user_id: int
     seed: int
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -244,7 +249,8 @@ def _create(command: CreateTable, ctx: Context) -> Step:
         rules_name=command.rules_name, bet=command.bet, turn_seconds=command.turn_seconds,
         min_turn_seconds=ctx.min_turn_seconds,
     )
-    state = TableState(table=table, last_activity=ctx.now, locales={command.host_id: command.locale})
+    state = TableState(table=table, last_activity=ctx.now, locales={command.host_id: command.locale},
+                       language=command.language)
     return _saved(state, Event(kind="joined", name=command.host_name))
 
 
@@ -338,7 +344,7 @@ def _idle_close(state: TableState, command: IdleClose, ctx: Context) -> Step:
 
 # ------------------------------------------------------------------- games
 def _start(state: TableState, command: Start, ctx: Context) -> Step:
-    return _deal(state.edit(last_activity=ctx.now), command.requester, command.seed)
+    return _deal(state.edit(last_activity=ctx.now, language=command.language), command.requester, command.seed)
 
 
 def next_game_deals(state: TableState, user_id: int) -> bool:
@@ -357,7 +363,7 @@ def _next_game(state: TableState, command: NextGame, ctx: Context) -> Step:
     if table.seat_of(command.user_id) is None:
         raise TableError("not_seated")
     deals = next_game_deals(state, command.user_id)
-    new = state.edit(last_activity=ctx.now)
+    new = state.edit(last_activity=ctx.now, language=command.language if deals else state.language)
     new.table.mark_ready(command.user_id)
     if deals:
         return _deal(new, None, command.seed)

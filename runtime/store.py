@@ -30,6 +30,8 @@ from typing import Any, Callable, Sequence
 
 import db
 from runtime.outages import Outages
+from runtime.server_settings import ServerSettings
+from runtime.settings import Settings
 from runtime.records import (
     AbortGame, AppendAction, CreateGame, DeleteTable, Payout, PayoutLine, Receipt, Record, SaveTable, SettleGame,
 )
@@ -153,6 +155,17 @@ class Store:
         except Exception as error:
             raise Unavailable(error) from error
         return account.balance
+
+    async def server_settings(self, guild_id: int, defaults: Settings) -> ServerSettings:
+        """The server's settings: its admins' choices, else ``defaults``."""
+        try:
+            stored = await db.get_guild_settings(self.db, guild_id)
+        except db.DbError:
+            raise
+        except Exception as error:
+            raise Unavailable(error) from error
+        fields = {name: getattr(stored, name) for name in db.guilds.SETTINGS}
+        return ServerSettings.of(guild_id, defaults, fields)
 
     # ------------------------------------------------------------- restoring
     async def load(self, owns_guild: Callable[[int], bool], *, only: int | None = None) -> list[Restored]:

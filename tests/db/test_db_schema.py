@@ -29,6 +29,7 @@ EXPECTED_TABLES = {
     "game_actions",
     "tables",
     "guild_settings",
+    "guild_setting_changes",
     "alembic_version",
 }
 
