@@ -120,7 +120,7 @@ def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None)
         tally = "\n".join(f"{name}: {number(amount, lang, signed=True)}" for name, amount in snapshot.tally)
         embed.add_field(name=t(lang, "table.tally", games=finished, count=finished), value=tally, inline=False)
     if snapshot.events:
-        lines = [line for line in (event_line(event, snapshot, lang) for event in snapshot.events[-5:]) if line]
+        lines = [line for line in (event_line(event, lang) for event in snapshot.events[-5:]) if line]
         if lines:
             embed.add_field(name=t(lang, "table.latest"), value="\n".join(lines), inline=False)
     if image:
@@ -184,7 +184,7 @@ def _opening(snapshot: TableSnapshot) -> bool:
     return bool(playing) and all(seat.cards_left == DEALT for seat in playing)
 
 
-def event_line(event: Event, snapshot: TableSnapshot, lang: str) -> str:
+def event_line(event: Event, lang: str) -> str:
     """A short, lively line for one event ("Chặt heo!")."""
     kind = event.kind
     if kind == "played" and event.combo is not None:

@@ -67,7 +67,11 @@ from db.records import (
     Leaderboard,
     LeaderRow,
     LedgerEntry,
+    PlayerRating,
     PlayerStats,
+    RatedGame,
+    RatingBoard,
+    RatingChange,
     Reason,
     SeatPayment,
     SeatResult,
@@ -79,6 +83,7 @@ from db.records import (
     StoredTable,
     TransferResult,
 )
+from db.ratings import player_rating, rated_games, rating_board
 from db.settlement import settle_game, settlement_of
 from db.tables import delete_table, load_tables, save_table, table_guild
 from db.validation import MAX_AMOUNT
@@ -114,7 +119,11 @@ __all__ = [
     "Leaderboard",
     "LeaderboardOrder",
     "LedgerEntry",
+    "PlayerRating",
     "PlayerStats",
+    "RatedGame",
+    "RatingBoard",
+    "RatingChange",
     "Reason",
     "SchemaError",
     "StaleEpoch",
@@ -146,7 +155,10 @@ __all__ = [
     "load_game",
     "load_tables",
     "mark_summary_posted",
+    "player_rating",
     "player_stats",
+    "rated_games",
+    "rating_board",
     "recent_games",
     "record_leave_penalty",
     "recent_setting_changes",

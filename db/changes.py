@@ -59,6 +59,8 @@ class NewGame:
     bet: int
     seats: Sequence[Mapping[str, Any]]
     record: Mapping[str, Any] = field(repr=False)
+    rated: bool = False
+    """Whether the game moves skill ratings."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ class GameSettlement:
     bet: int
     rake_percent: int
     outcome: Mapping[str, Any]
+    ranks: Mapping[int, int] | None = None
+    """Seat → rank (1 first), for a rated game's ratings."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +230,7 @@ async def _store_rest(connection: HotConnection, change: TableChange, now: Any) 
         assert game_id is not None
         end = change.settle
         settlement = await settle_in_transaction(connection, game_id, end.payments, end.results, end.bet,
-                                                 end.rake_percent)
+                                                 end.rake_percent, end.ranks)
         await connection.rows(_SET_OUTCOME, {"p_game": game_id, "p_outcome": dict(end.outcome)})
     if change.abort is not None:
         assert game_id is not None
@@ -253,6 +257,7 @@ _CREATE_GAME = HotStatement(
         bet=bindparam("p_bet", type_=BigInteger),
         seats=bindparam("p_seats", type_=GameRow.seats.type),
         record=bindparam("p_record", type_=GameRow.record.type),
+        rated=bindparam("p_rated", type_=GameRow.rated.type),
         status=GameStatus.RUNNING.value,
         started_at=bindparam("p_now", type_=GameRow.started_at.type),
     )
@@ -266,7 +271,7 @@ async def _create_game(connection: HotConnection, change: TableChange, now: Any)
     row = await connection.first(_CREATE_GAME, {
         "p_guild": change.guild_id, "p_channel": change.channel_id, "p_rules": game.rules,
         "p_options": dict(game.options), "p_bet": game.bet, "p_seats": validated_seats(game.seats),
-        "p_record": dict(game.record), "p_now": now})
+        "p_record": dict(game.record), "p_rated": game.rated, "p_now": now})
     assert row is not None
     return int(row[0])
 

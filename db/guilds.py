@@ -24,7 +24,8 @@ from db.records import GuildSettings, SettingChange
 from db.validation import MAX_AMOUNT, require_id
 
 SETTINGS = ("timezone", "locale", "starting_chips", "daily_chips", "default_rules", "default_bet",
-            "default_turn_seconds", "ai_allowed", "table_channels", "daily_min_account_days")
+            "default_turn_seconds", "ai_allowed", "table_channels", "daily_min_account_days",
+            "ranked_only")
 """Every setting a server can change, by its column."""
 
 
@@ -96,9 +97,9 @@ def _checked(name: str, value: Any) -> Any:
     elif name in ("locale", "default_rules"):
         if not isinstance(value, str) or not 0 < len(value) <= 16:
             raise ValueError(f"{name} must be a short name, got {value!r}")
-    elif name == "ai_allowed":
+    elif name in ("ai_allowed", "ranked_only"):
         if not isinstance(value, bool):
-            raise ValueError("ai_allowed must be true or false")
+            raise ValueError(f"{name} must be true or false")
     elif name == "table_channels":
         channels = tuple(value)
         for channel_id in channels:

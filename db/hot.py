@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy import Dialect, exc
+from sqlalchemy.sql import sqltypes
 from sqlalchemy.pool import Pool, PoolProxiedConnection
 from sqlalchemy.sql import Executable
 from sqlalchemy.util import greenlet_spawn
@@ -117,7 +118,7 @@ class _Compiled:
         self._constants = tuple(constants.values())
         self._layout = None if layout == tuple(range(len(order))) else layout
         columns = list(getattr(statement, "exported_columns", ()))
-        processors = [column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns]
+        processors = [_result_processor(column.type, dialect) for column in columns]
         self._result_processors = tuple(processors) if any(processors) else None
 
     def positional(self, parameters: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -135,6 +136,15 @@ class _Compiled:
             tuple(processor(value) if processor else value for processor, value in zip(processors, row))
             for row in rows
         ]
+
+
+def _result_processor(type_: Any, dialect: Dialect) -> Callable[[Any], Any] | None:
+    """How a column's values read back.  Floats come back as floats from both
+    drivers (asyncpg's float8, SQLite's REAL); PostgreSQL's numeric processor
+    wants the column's type code, which a hot statement does not have."""
+    if isinstance(type_, sqltypes.Float):
+        return None
+    return type_.dialect_impl(dialect).result_processor(dialect, None)
 
 
 class HotFence:

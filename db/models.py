@@ -114,6 +114,9 @@ class GameRow(Base):
     # When the public end-of-game summary reached Discord (NULL: not yet, and
     # a finished game's summary is posted again after a restart).
     summary_posted_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+    # Whether the game moves skill ratings, decided at the deal (NULL: a game
+    # from before ratings, counted with at least two humans).
+    rated: Mapped[bool | None] = mapped_column(Boolean)
 
     __table_args__ = (
         CheckConstraint("bet >= 0", name="bet_not_negative"),
@@ -185,6 +188,45 @@ class GuildSettingsRow(Base):
     ai_allowed: Mapped[bool | None] = mapped_column(Boolean)
     table_channels: Mapped[list[int] | None] = mapped_column(JSON(none_as_null=True))
     daily_min_account_days: Mapped[int | None] = mapped_column(Integer)
+    ranked_only: Mapped[bool | None] = mapped_column(Boolean)
+
+
+class RatingRow(Base):
+    """A player's skill rating in a guild (see tienlen.ratings)."""
+
+    __tablename__ = "ratings"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    # mu - 3 sigma, kept as a column so the leaderboard is an index walk.
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    peak: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+
+# The rating board reads this in order; ties within a value come out by user id.
+Index("ix_ratings_guild_id_ordinal", RatingRow.guild_id, RatingRow.ordinal.desc(), RatingRow.user_id)
+
+
+class RatingHistoryRow(Base):
+    """One rated game of one player: the rating before and after it."""
+
+    __tablename__ = "rating_history"
+
+    game_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("games.id"), primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    rank: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime.datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+    __table_args__ = (Index("ix_rating_history_guild_id_user_id_game_id", "guild_id", "user_id", "game_id"),)
 
 
 class GuildSettingChangeRow(Base):

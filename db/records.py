@@ -107,6 +107,8 @@ class GuildSettings:
     table_channels: tuple[int, ...] | None = None
     """Channels where tables may be opened (None or empty: all)."""
     daily_min_account_days: int | None = None
+    ranked_only: bool | None = None
+    """Whether only the games of ranked tables move ratings (None: the default, no: every game counts)."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +234,54 @@ class Settlement:
     game_id: int
     lines: dict[int, SettlementLine]
     replayed: bool
+    ratings: dict[int, "RatingChange"] = field(default_factory=dict)
+    """Each human seat's rating change, when the game moved ratings."""
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """One player's rating before and after one game (see tienlen.ratings)."""
+
+    user_id: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    """A player's rating in a guild: the belief, the rank among the rated, the best shown so far."""
+
+    guild_id: int
+    user_id: int
+    mu: float
+    sigma: float
+    games: int
+    peak: int
+    rank: int
+
+
+@dataclass(frozen=True)
+class RatingBoard:
+    """The rating leaderboard: the established players first, then the provisional ones apart."""
+
+    rows: list[LeaderRow]
+    provisional: list[LeaderRow]
+    caller: LeaderRow | None
+    """The caller's own row (its value is the ordinal), if they have a rating."""
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """A rated game in a player's history: the rating after it, and the balance after it."""
+
+    game_id: int
+    mu_after: float
+    sigma_after: float
+    rank: int
+    balance_after: int | None
+    created_at: datetime.datetime
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ from db.errors import GameClosed, GameNotFound, InvalidAmount, InvalidGame, Unkn
 from db.games import human_seats
 from db.hot import HotConnection, HotStatement
 from db.models import AccountRow, GameRow, LedgerRow
+from db.ratings import counts, game_rating_changes, rate_in_transaction
 from db.records import (
     GameStatus,
     Reason,
@@ -150,6 +151,7 @@ async def settle_game(
     results: Mapping[int, SeatResult],
     bet: int,
     rake_percent: int = 0,
+    ranks: Mapping[int, int] | None = None,
 ) -> Settlement:
     """Pay out a finished game once; see the module docstring for the rules.
 
@@ -159,7 +161,7 @@ async def settle_game(
     InvalidGame (malformed input); on any error nothing is written.
     """
     check_settlement_inputs(payments, results, bet, rake_percent)
-    return await db.hot_write(settle_in_transaction, game_id, payments, results, bet, rake_percent)
+    return await db.hot_write(settle_in_transaction, game_id, payments, results, bet, rake_percent, ranks)
 
 
 async def settle_in_transaction(
@@ -169,8 +171,10 @@ async def settle_in_transaction(
     results: Mapping[int, SeatResult],
     bet: int,
     rake_percent: int,
+    ranks: Mapping[int, int] | None = None,
 ) -> Settlement:
-    """The settlement, inside a running hot transaction (:meth:`Database.hot_write`)."""
+    """The settlement, inside a running hot transaction (:meth:`Database.hot_write`);
+    with ``ranks`` (seat → rank, 1 first) a rated game also moves its players' ratings."""
     game = await _lock_game(connection, game_id)
     if game.settled_at is not None:
         return await _replayed(connection, game)
@@ -182,7 +186,11 @@ async def settle_in_transaction(
     chips = _chips_by_seat(payments, humans, balances, bet, rake_percent)
     lines = await _apply_lines(connection, game, humans, chips, results)
     await _mark_settled(connection, game, lines, results, bet, rake_percent)
-    return Settlement(game_id, lines, replayed=False)
+    ratings = {}
+    if ranks is not None and counts(game.rated, game.seats):
+        ratings = await rate_in_transaction(connection, game_id=game.id, guild_id=game.guild_id, seats=game.seats,
+                                            ranks=ranks)
+    return Settlement(game_id, lines, replayed=False, ratings=ratings)
 
 
 @dataclass(frozen=True)
@@ -244,6 +252,7 @@ class _Game(NamedTuple):
     ended_at: datetime.datetime | None
     settled_at: datetime.datetime | None
     settlement: dict[str, Any] | None
+    rated: bool | None
 
 
 # Statements are built once (per seat count): settlements are the hot path,
@@ -488,7 +497,8 @@ async def _replayed(connection: HotConnection, game: _Game) -> Settlement:
             balance_after=balance_after,
             owed=figures.get("owed", amount),
         )
-    return Settlement(game.id, dict(sorted(lines.items())), replayed=True)
+    ratings = await game_rating_changes(connection, game.id, humans)
+    return Settlement(game.id, dict(sorted(lines.items())), replayed=True, ratings=ratings)
 
 
 async def settlement_of(db: Database, game_id: int) -> Settlement | None:

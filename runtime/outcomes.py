@@ -80,4 +80,5 @@ def summary_of(*, game_id: int, game: Game, seats: Sequence[Seat], payout: Payou
         bet=bet,
         rake_percent=rake_percent,
         language=language,
+        ratings=tuple((seats[seat].name, move.before, move.after) for seat, move in sorted(payout.ratings.items())),
     )

@@ -19,7 +19,7 @@ from tienlen.records import Payment
 
 __all__ = [
     "SaveTable", "DeleteTable", "CreateGame", "AppendAction", "SeatOutcome", "SettleGame", "AbortGame", "Record",
-    "Payout", "PayoutLine", "Receipt",
+    "Payout", "PayoutLine", "RatingMove", "Receipt",
 ]
 
 
@@ -47,6 +47,8 @@ class CreateGame:
     seats: Sequence[Mapping[str, Any]]
     record: Mapping[str, Any] = field(repr=False)
     """The engine's game JSON without actions: every hand, private."""
+    rated: bool = False
+    """Whether the game moves skill ratings."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class SettleGame:
     bet: int
     rake_percent: int
     outcome: Mapping[str, Any]
+    ranks: tuple[int, ...] = ()
+    """Each seat's rank (1 first), for a rated game's ratings."""
 
 
 @dataclass(frozen=True)
@@ -102,11 +106,21 @@ class PayoutLine:
 
 
 @dataclass(frozen=True)
+class RatingMove:
+    """A player's shown rating before and after one game."""
+
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
 class Payout:
     """What a settlement moved, by game seat (human seats only)."""
 
     game_id: int
     lines: Mapping[int, PayoutLine]
+    ratings: Mapping[int, RatingMove] = field(default_factory=dict)
+    """The humans' rating changes, when the game moved ratings."""
 
     def chips_by_user(self) -> dict[int, int]:
         return {line.user_id: line.net for line in self.lines.values()}

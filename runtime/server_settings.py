@@ -8,6 +8,7 @@ settings``.  What the bot reads from here, and when a change takes effect:
   zone and the minimum account age: the next claims;
 * default rules, bet and turn time, and the channels tables may be opened
   in: tables opened afterwards;
+* whether ratings move only at ranked tables: from the next game of a table on;
 * whether AI seats are allowed, and the language of the public table
   messages: from the next game of a table on (a game being played keeps
   what it was dealt with).
@@ -51,6 +52,8 @@ class ServerSettings:
     table_channels: tuple[int, ...]
     """Where tables may be opened; empty: every channel."""
     daily_min_account_days: int
+    ranked_only: bool = False
+    """Whether only the games of ranked tables move ratings (else every game with two people counts)."""
     chosen: frozenset[str] = frozenset()
     """The settings the server's admins chose (the others are the bot's defaults)."""
 

@@ -283,8 +283,9 @@ class TableService:
     # ---------------------------------------------------------------- lobby
     async def create_table(self, *, channel_id: int, guild_id: int, user_id: int, name: str, locale: str = "en-US",
                            rules_name: str | None = None, bet: int | None = None,
-                           turn_seconds: int | None = None) -> TableSnapshot:
-        """Open a table; options left None are the server's defaults."""
+                           turn_seconds: int | None = None, ranked: bool = False) -> TableSnapshot:
+        """Open a table; options left None are the server's defaults.  A ranked
+        table seats people only, at least three, at the rule set's turn time."""
         if self.registry.get(channel_id) is not None:
             raise TableError("table_exists")
         server = await self.server(guild_id)
@@ -295,7 +296,7 @@ class TableService:
             rules_name=rules_name if rules_name is not None else server.default_rules,
             bet=bet if bet is not None else server.default_bet,
             turn_seconds=turn_seconds if turn_seconds is not None else server.default_turn_seconds,
-            language=server.table_language)
+            language=server.table_language, ranked=ranked)
         probe = steps.apply(None, command, self._context())  # the options are checked before the chips
         assert probe.state is not None
         await self._covers(probe.state.table, user_id, server)
@@ -359,14 +360,16 @@ class TableService:
     # ---------------------------------------------------------------- games
     async def start_game(self, channel_id: int, requester: int | None) -> TableSnapshot:
         server = await self.server(self._require(channel_id).guild_id)
-        command = steps.Start(requester=requester, seed=self._seed(), language=server.table_language)
+        command = steps.Start(requester=requester, seed=self._seed(), language=server.table_language,
+                              ranked_only=server.ranked_only)
         return await self._snapshot_after(channel_id, command, check=self._deal_check(server))
 
     async def next_game(self, channel_id: int, user_id: int) -> tuple[TableSnapshot, bool]:
         """"Next game": the host starts it at once; otherwise it starts when every
         seated human has pressed it.  Returns (snapshot, started)."""
         server = await self.server(self._require(channel_id).guild_id)
-        command = steps.NextGame(user_id=user_id, seed=self._seed(), language=server.table_language)
+        command = steps.NextGame(user_id=user_id, seed=self._seed(), language=server.table_language,
+                                 ranked_only=server.ranked_only)
         check = self._deal_check(server, deals=lambda state: steps.next_game_deals(state, user_id))
         step = await self.execute(channel_id, command, check=check)
         snapshot = self.registry.snapshot(channel_id)

@@ -92,6 +92,8 @@ class GameSummary:
     rake_percent: int
     language: str | None = None
     """The language the server chose for the table's public messages (None: its own)."""
+    ratings: tuple[tuple[str, int, int], ...] = ()
+    """(name, shown rating before, after) for each human, when the game moved ratings."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from runtime.records import (
 from runtime.snapshot import Event
 from runtime.state import TableState
 from tienlen import Combo, Game
+from tienlen.ratings import MIN_HUMANS, ranks
 from tienlen.table import MIN_TURN_SECONDS, NextLead, Phase, Seat, Table, TableError
 
 __all__ = [
@@ -100,6 +101,7 @@ class CreateTable:
     turn_seconds: int | None = None
     language: str | None = None
     """The server's language for the public table message (None: its own Discord language)."""
+    ranked: bool = False
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,8 @@ class Start:
     seed: int
     language: str | None = None
     """The server's language for the public table message of this game."""
+    ranked_only: bool = False
+    """The server rates only the games of ranked tables."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,7 @@ class NextGame:
     user_id: int
     seed: int
     language: str | None = None
+    ranked_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -247,7 +252,7 @@ def _create(command: CreateTable, ctx: Context) -> Step:
     table = Table.create(
         channel_id=command.channel_id, guild_id=command.guild_id, host=Seat.human(command.host_id, command.host_name),
         rules_name=command.rules_name, bet=command.bet, turn_seconds=command.turn_seconds,
-        min_turn_seconds=ctx.min_turn_seconds,
+        min_turn_seconds=ctx.min_turn_seconds, ranked=command.ranked,
     )
     state = TableState(table=table, last_activity=ctx.now, locales={command.host_id: command.locale},
                        language=command.language)
@@ -344,7 +349,8 @@ def _idle_close(state: TableState, command: IdleClose, ctx: Context) -> Step:
 
 # ------------------------------------------------------------------- games
 def _start(state: TableState, command: Start, ctx: Context) -> Step:
-    return _deal(state.edit(last_activity=ctx.now, language=command.language), command.requester, command.seed)
+    return _deal(state.edit(last_activity=ctx.now, language=command.language), command.requester, command.seed,
+                 command.ranked_only)
 
 
 def next_game_deals(state: TableState, user_id: int) -> bool:
@@ -366,13 +372,14 @@ def _next_game(state: TableState, command: NextGame, ctx: Context) -> Step:
     new = state.edit(last_activity=ctx.now, language=command.language if deals else state.language)
     new.table.mark_ready(command.user_id)
     if deals:
-        return _deal(new, None, command.seed)
+        return _deal(new, None, command.seed, command.ranked_only)
     name = new.table.seats[new.table.seat_of(command.user_id) or 0].name
     return _saved(new, Event(kind="ready", name=name))
 
 
-def _deal(new: TableState, requester: int | None, seed: int) -> Step:
-    """Deal the next game to the seats of ``new`` (a copy the step owns)."""
+def _deal(new: TableState, requester: int | None, seed: int, ranked_only: bool = False) -> Step:
+    """Deal the next game to the seats of ``new`` (a copy the step owns); it moves
+    ratings with enough people, at a ranked table when the server asks for that."""
     table = new.table
     table.check_can_start(requester)
     lead = table.next_lead()
@@ -383,6 +390,7 @@ def _deal(new: TableState, requester: int | None, seed: int) -> Step:
         rules=table.rules.name, options=table.rules.options(), bet=table.bet,
         seats=[{"user_id": seat.user_id, "name": seat.name, "ai": seat.ai_level} for seat in table.seats],
         record=record,
+        rated=len(table.humans) >= MIN_HUMANS and (table.ranked or not ranked_only),
     )
     table.start_game(game, None)
     turn_name = table.game_seats[game.turn].name if game.turn is not None else ""
@@ -529,7 +537,7 @@ def _settlement(table: Table, game_id: int | None) -> SettleGame:
         for seat in range(game.players)
     }
     return SettleGame(game_id=game_id, payments=tuple(game.payments()), results=results, bet=table.bet,
-                      rake_percent=table.rules.rake_percent, outcome=game_outcome(game))
+                      rake_percent=table.rules.rake_percent, outcome=game_outcome(game), ranks=tuple(ranks(game)))
 
 
 def _saved(state: TableState, *events: Event) -> Step:

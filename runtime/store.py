@@ -33,10 +33,12 @@ from runtime.outages import Outages
 from runtime.server_settings import ServerSettings
 from runtime.settings import Settings
 from runtime.records import (
-    AbortGame, AppendAction, CreateGame, DeleteTable, Payout, PayoutLine, Receipt, Record, SaveTable, SettleGame,
+    AbortGame, AppendAction, CreateGame, DeleteTable, Payout, PayoutLine, RatingMove, Receipt, Record, SaveTable,
+    SettleGame,
 )
 from runtime.state import TableState
 from tienlen import Game
+from tienlen.ratings import Rating
 from tienlen.table import Phase, Seat
 
 log = logging.getLogger(__name__)
@@ -251,7 +253,7 @@ def table_change(channel_id: int, guild_id: int, records: Sequence[Record]) -> "
             fields["delete"] = True
         elif isinstance(record, CreateGame):
             fields["new_game"] = db.NewGame(rules=record.rules, options=record.options, bet=record.bet,
-                                            seats=record.seats, record=record.record)
+                                            seats=record.seats, record=record.record, rated=record.rated)
         elif isinstance(record, AppendAction):
             _same_game(fields, record.game_id)
             actions.append((record.seq, record.action))
@@ -264,7 +266,8 @@ def table_change(channel_id: int, guild_id: int, records: Sequence[Record]) -> "
                 results={seat: db.SeatResult(place=result.place, won=result.won, chops_made=result.chops_made,
                                              chops_suffered=result.chops_suffered)
                          for seat, result in record.results.items()},
-                bet=record.bet, rake_percent=record.rake_percent, outcome=record.outcome)
+                bet=record.bet, rake_percent=record.rake_percent, outcome=record.outcome,
+                ranks={seat: rank for seat, rank in enumerate(record.ranks)} if record.ranks else None)
         elif isinstance(record, AbortGame):
             _same_game(fields, record.game_id)
             fields["abort"] = record.reason
@@ -290,9 +293,13 @@ def _receipt(result: "db.ChangeReceipt") -> Receipt:
 
 
 def _payout(settlement: "db.Settlement") -> Payout:
-    return Payout(game_id=settlement.game_id, lines={
-        seat: PayoutLine(user_id=line.user_id, net=line.net, balance_after=line.balance_after)
-        for seat, line in settlement.lines.items()})
+    return Payout(
+        game_id=settlement.game_id,
+        lines={seat: PayoutLine(user_id=line.user_id, net=line.net, balance_after=line.balance_after)
+               for seat, line in settlement.lines.items()},
+        ratings={seat: RatingMove(before=Rating(mu=change.mu_before, sigma=change.sigma_before).shown,
+                                  after=Rating(mu=change.mu_after, sigma=change.sigma_after).shown)
+                 for seat, change in settlement.ratings.items()})
 
 
 def _game_of(stored: "db.StoredGame") -> Game:

@@ -31,6 +31,8 @@ __all__ = ["Seat", "Phase", "Table", "TableError", "NextLead", "SeriesResult", "
 MIN_TURN_SECONDS = 10
 MAX_TURN_SECONDS = 120
 AFK_TIMEOUTS = 3  # consecutive time-outs before the AI takes the seat (RULES.md §3)
+RANKED_MIN_HUMANS = 3
+"""A ranked table deals only to at least this many people (and no AI seat)."""
 
 
 class TableError(TienLenError):
@@ -143,6 +145,8 @@ class Table:
     last_result: SeriesResult | None = None
     game_seats: list[Seat] = field(default_factory=list)
     """The seats of the game in progress (frozen at the deal)."""
+    ranked: bool = False
+    """A ranked table: people only (three or more), the rule set's own turn time."""
 
     def copy(self) -> "Table":
         """An independent copy to change: the seat lists, the tally and the game
@@ -166,9 +170,10 @@ class Table:
         bet: int = 10,
         turn_seconds: int | None = None,
         min_turn_seconds: int = MIN_TURN_SECONDS,
+        ranked: bool = False,
     ) -> "Table":
         rules = _preset(rules_name)
-        seconds = rules.turn_seconds if turn_seconds is None else turn_seconds
+        seconds = rules.turn_seconds if turn_seconds is None or ranked else turn_seconds
         _check_turn_seconds(seconds, min_turn_seconds)
         _check_bet(bet)
         return cls(
@@ -179,6 +184,7 @@ class Table:
             bet=bet,
             turn_seconds=seconds,
             seats=[host],
+            ranked=ranked,
         )
 
     # ------------------------------------------------------------------ seats
@@ -213,6 +219,8 @@ class Table:
         self._unready()
 
     def add_ai(self, level: str, *, name: str) -> Seat:
+        if self.ranked:
+            raise TableError("ranked_no_ai")
         seat = Seat.ai(level, name)
         self.join(seat)
         return seat
@@ -267,6 +275,8 @@ class Table:
         if bet is not None:
             _check_bet(bet)
         if turn_seconds is not None:
+            if self.ranked:
+                raise TableError("ranked_turn_fixed")
             _check_turn_seconds(turn_seconds, min_turn_seconds)
         if rules_name is not None:
             rules = _preset(rules_name)
@@ -292,6 +302,8 @@ class Table:
             raise TableError("need_players", min=self.rules.min_players, max=self.rules.max_players)
         if not self.humans:
             raise TableError("need_human")
+        if self.ranked and (len(self.humans) < RANKED_MIN_HUMANS or len(self.humans) < len(self.seats)):
+            raise TableError("ranked_needs_people", min=RANKED_MIN_HUMANS)
 
     def next_lead(self) -> NextLead:
         """Who leads the next game with the current seats (RULES.md §3, issue 8)."""
@@ -426,6 +438,7 @@ class Table:
             "options": self.rules.options(),
             "bet": self.bet,
             "turn_seconds": self.turn_seconds,
+            "ranked": self.ranked,
             "seats": [seat.to_json() for seat in self.seats],
             "game_seats": [seat.to_json() for seat in self.game_seats],
             "phase": self.phase.value,
@@ -444,6 +457,7 @@ class Table:
             rules=RuleSet.from_options(data["rules"], data.get("options")),
             bet=data["bet"],
             turn_seconds=data["turn_seconds"],
+            ranked=bool(data.get("ranked", False)),
             seats=[Seat.from_json(seat) for seat in data["seats"]],
             game_seats=[Seat.from_json(seat) for seat in data.get("game_seats", [])],
             phase=Phase(data["phase"]),

@@ -83,7 +83,7 @@ async def test_hot_statements_read_what_sqlalchemy_reads(db: Database, make_acco
     assert settled[2] == [human(1), human(2)]  # seats, JSON
     assert settled[5].tzinfo is dt.UTC  # settled_at, an aware datetime
     assert settled[6]["seats"]["0"]["net"] == 5  # settlement, JSON
-    assert running[4:] == (None, None, None)
+    assert running[4:7] == (None, None, None)  # ended_at, settled_at, settlement
 
 
 async def test_hot_statements_write_what_sqlalchemy_writes(

@@ -30,6 +30,8 @@ EXPECTED_TABLES = {
     "tables",
     "guild_settings",
     "guild_setting_changes",
+    "ratings",
+    "rating_history",
     "alembic_version",
 }
 

@@ -157,3 +157,22 @@ def test_a_stored_seat_from_before_languages_moved_to_the_runtime_still_loads():
     stored = table().to_json()
     stored["seats"][0]["locale"] = "vi"
     assert Table.from_json(stored).seats[0] == table().seats[0]
+
+
+def test_a_ranked_table_seats_people_only_with_the_presets_turn_time():
+    t = Table.create(channel_id=1, guild_id=2, host=Seat.human(10, "h0"), rules_name="iwin", bet=5,
+                     turn_seconds=90, ranked=True)
+    assert t.ranked and t.turn_seconds == RULESETS["iwin"].turn_seconds
+    with pytest.raises(TableError) as error:
+        t.add_ai("normal", name="bot")
+    assert error.value.code == "ranked_no_ai"
+    with pytest.raises(TableError) as error:
+        t.configure(10, turn_seconds=60)
+    assert error.value.code == "ranked_turn_fixed"
+    t.join(Seat.human(11, "h1"))
+    with pytest.raises(TableError) as error:
+        t.check_can_start(10)
+    assert error.value.code == "ranked_needs_people"
+    t.join(Seat.human(12, "h2"))
+    t.check_can_start(10)
+    assert Table.from_json(t.to_json()).ranked

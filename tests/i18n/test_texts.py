@@ -145,20 +145,20 @@ def test_events_count_bets_and_name_places(lang):
     out = Event("out", name="Chi", value=1)
     added = Event("ai_added", name="Bot Lan", other="hard")
     if lang == "en":
-        assert event_line(chop, snapshot, lang) == "💥 Chặt heo! Bao chopped An (1 bet)"
-        assert event_line(out, snapshot, lang) == "🏁 Chi is out — 2nd place!"
-        assert event_line(added, snapshot, lang) == "🤖 Bot Lan (hard) sat down."
+        assert event_line(chop, lang) == "💥 Chặt heo! Bao chopped An (1 bet)"
+        assert event_line(out, lang) == "🏁 Chi is out — 2nd place!"
+        assert event_line(added, lang) == "🤖 Bot Lan (hard) sat down."
     else:
-        assert event_line(chop, snapshot, lang) == "💥 Chặt heo! Bao chặt An (1 cược)"
-        assert event_line(out, snapshot, lang) == "🏁 Chi hết bài — về nhì!"
-        assert event_line(added, snapshot, lang) == "🤖 Bot Lan (khó) đã ngồi vào bàn."
+        assert event_line(chop, lang) == "💥 Chặt heo! Bao chặt An (1 cược)"
+        assert event_line(out, lang) == "🏁 Chi hết bài — về nhì!"
+        assert event_line(added, lang) == "🤖 Bot Lan (khó) đã ngồi vào bàn."
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_table_taken_over_in_a_cluster_does_not_only_say_restarted(lang):
     snapshot = snapshot_of(table_with(4), version=1)
-    restarted = event_line(Event("restored"), snapshot, lang)
-    taken_over = event_line(Event("restored", other=TAKEN_OVER), snapshot, lang)
+    restarted = event_line(Event("restored"), lang)
+    taken_over = event_line(Event("restored", other=TAKEN_OVER), lang)
     assert taken_over != restarted
     assert ("another server" if lang == "en" else "chuyển máy chủ") in taken_over
 
