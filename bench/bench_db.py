@@ -2,6 +2,7 @@
 
     python bench/bench_db.py [--pg postgresql+asyncpg://postgres@127.0.0.1:5432/test]
     python bench/bench_db.py --compare [--pg URL]   # db layer vs the raw driver
+    python bench/bench_db.py --ratings [--pg URL]   # settlements with and without moving ratings
 
 ``--compare`` measures, in one process and interleaved so that both see the
 same machine load: ``db.settle_game`` against the same settlement written
@@ -58,6 +59,7 @@ CHANNEL = 1_000_000  # moves of game n are stored at table CHANNEL + n
 BOARD_GUILD = 2
 PLAYERS = 64
 RESULTS = {seat: SeatResult(place=seat, won=seat < 2) for seat in range(4)}
+RANKS = {seat: seat + 1 for seat in range(4)}
 PAYMENTS = [SeatPayment(3, 0, 2, "last"), SeatPayment(2, 1, 1, "third")]
 ORDERS = ("chips", "wins", "winrate")
 
@@ -122,14 +124,16 @@ async def create_games(database: Database, count: int, rng: random.Random) -> li
     return games
 
 
-async def settle_all(database: Database, games: list[int], writers: int) -> float:
-    """Settle every game with ``writers`` concurrent tasks; settlements/s."""
+async def settle_all(database: Database, games: list[int], writers: int, *, rated: bool = False) -> float:
+    """Settle every game with ``writers`` concurrent tasks (``rated``: moving the
+    players' ratings too); settlements/s."""
     queue = iter(games)
 
     async def writer() -> None:
         for game_id in queue:
             await dblayer.settle_game(
-                database, game_id, payments=PAYMENTS, results=RESULTS, bet=100, rake_percent=5
+                database, game_id, payments=PAYMENTS, results=RESULTS, bet=100, rake_percent=5,
+                ranks=RANKS if rated else None,
             )
 
     started = time.perf_counter()
@@ -809,9 +813,34 @@ async def bench_backend(
     return rates, times
 
 
+async def rating_cost(name: str, args: argparse.Namespace) -> dict[tuple[int, bool], list[float]]:
+    """Settlements/s without and with ratings, batches alternating so both see the same load."""
+    rng = random.Random(11)
+    rates: dict[tuple[int, bool], list[float]] = {(w, r): [] for w in (1, 16) for r in (False, True)}
+    async with (sqlite_database() if name == "SQLite" else postgres_database(args.pg)) as database:
+        await create_players(database)
+        for _ in range(args.runs):
+            for key in rates:
+                batch = await create_games(database, args.games, rng)
+                rates[key].append(await settle_all(database, batch, key[0], rated=key[1]))
+    return rates
+
+
 async def main(args: argparse.Namespace) -> None:
     if args.compare:
         await compare(args)
+        return
+    if args.ratings:
+        print(f"\n### Settlements per second without / with ratings (4 people; {args.runs} alternating runs)\n")
+        print("| backend | writers | without ratings | with ratings | ratio (medians) |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for name in ["SQLite"] + (["PostgreSQL"] if args.pg else []):
+            rates = await rating_cost(name, args)
+            for writers in (1, 16):
+                plain, rated = rates[(writers, False)], rates[(writers, True)]
+                print(f"| {name} | {writers} | {statistics.median(plain):,.0f} ({min(plain):,.0f}–{max(plain):,.0f}) "
+                      f"| {statistics.median(rated):,.0f} ({min(rated):,.0f}–{max(rated):,.0f}) "
+                      f"| {statistics.median(rated) / statistics.median(plain):.2f} |")
         return
     backends = ["SQLite"] + (["PostgreSQL"] if args.pg else [])
     results = {}
@@ -846,6 +875,7 @@ def parse_args() -> argparse.Namespace:
         "--compare", action="store_true", help="db layer vs the raw driver (settlements, moves)"
     )
     parser.add_argument("--moves", type=int, default=1600, help="moves per action-log run")
+    parser.add_argument("--ratings", action="store_true", help="settlements with and without moving ratings")
     parser.add_argument(
         "--synchronous", choices=["OFF", "NORMAL", "FULL"], help="force this SQLite PRAGMA synchronous"
     )

@@ -79,6 +79,7 @@ class AdminCog(commands.Cog, name="AdminCog"):
         disallow_channel=_ls("No more tables in this channel", "arg.disallow_channel"),
         all_channels=_ls("Tables in every channel again", "arg.all_channels"),
         account_days=_ls("Minimum account age (days) for daily chips", "arg.account_days"),
+        ranked_only=_ls("Only ranked tables move ratings", "arg.ranked_only"),
         restore=_ls("Set one setting back to the bot's default", "arg.restore"),
     )
     @app_commands.choices(rules=[Choice(name=_ls(name, f"choice.{name}"), value=name) for name in RULESETS],
@@ -99,6 +100,7 @@ class AdminCog(commands.Cog, name="AdminCog"):
         disallow_channel: discord.TextChannel | None = None,
         all_channels: bool | None = None,
         account_days: app_commands.Range[int, 0, 3650] | None = None,
+        ranked_only: bool | None = None,
         restore: str | None = None,
     ) -> None:
         if not await _is_admin(interaction):
@@ -111,7 +113,7 @@ class AdminCog(commands.Cog, name="AdminCog"):
                                     timezone=timezone, rules=rules, bet=bet, turn_seconds=turn_seconds,
                                     language=language, ai_seats=ai_seats, allow_channel=allow_channel,
                                     disallow_channel=disallow_channel, all_channels=all_channels,
-                                    account_days=account_days, restore=restore)
+                                    account_days=account_days, ranked_only=ranked_only, restore=restore)
             if changes:
                 await within(interaction, db.change_guild_settings(self.tables.db, guild_id, interaction.user.id,
                                                                    changes))
@@ -144,7 +146,9 @@ class AdminCog(commands.Cog, name="AdminCog"):
             chosen = inputs.language(given["language"])
             changes["locale"] = None if chosen == "auto" else chosen
         if given["ai_seats"] is not None:
-            changes["ai_allowed"] = bool(given["ai_seats"])
+            changes["ai_allowed"] = inputs.flag(given["ai_seats"])
+        if given["ranked_only"] is not None:
+            changes["ranked_only"] = inputs.flag(given["ranked_only"])
         if given["account_days"] is not None:
             changes["daily_min_account_days"] = inputs.whole_in(given["account_days"], inputs.ACCOUNT_DAYS,
                                                                 "bad_account_days")
@@ -215,7 +219,7 @@ class AdminCog(commands.Cog, name="AdminCog"):
 _COLUMNS = {"starting_chips": "starting_chips", "daily_chips": "daily_chips", "timezone": "timezone",
             "rules": "default_rules", "bet": "default_bet", "turn_seconds": "default_turn_seconds",
             "language": "locale", "ai_seats": "ai_allowed", "channels": "table_channels",
-            "account_days": "daily_min_account_days"}
+            "account_days": "daily_min_account_days", "ranked_only": "ranked_only"}
 """Option name → the stored setting it changes."""
 
 
@@ -258,5 +262,6 @@ def _shown_settings(server: "ServerSettings", lang: str) -> list[tuple[str, str]
         ("ai_seats", on_off[server.ai_allowed]),
         ("channels", " ".join(f"<#{channel}>" for channel in server.table_channels) or t(lang, "admin.all")),
         ("account_days", t(lang, "count.days", count=server.daily_min_account_days)),
+        ("ranked_only", on_off[server.ranked_only]),
     ]
 

@@ -13,7 +13,7 @@ from discord.ext import commands
 import db
 from cogs import inputs
 from cogs.replies import fail, guild_only, lang_of, reply, send_public, within
-from cogs.stats_pages import leaderboard_embed
+from cogs.stats_pages import leaderboard_embed, rating_board_embed
 from i18n import number, t
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["ChipsCog"]
 
 BY_CHOICES = [
+    Choice(name=locale_str("rating", key="choice.rating"), value="rating"),
     Choice(name=locale_str("chips", key="choice.chips"), value="chips"),
     Choice(name=locale_str("wins", key="choice.wins"), value="wins"),
     Choice(name=locale_str("win rate", key="choice.winrate"), value="winrate"),
@@ -77,19 +78,26 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
         await reply(interaction, text)
 
     @app_commands.command(name="leaderboard", description=locale_str("The best players of this server", key="cmd.leaderboard"))
-    @app_commands.describe(by=locale_str("Rank by chips, wins or win rate", key="arg.by"))
+    @app_commands.describe(by=locale_str("Rank by skill rating (default), chips, wins or win rate", key="arg.by"))
     @app_commands.choices(by=BY_CHOICES)
     @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction, by: str | None = None) -> None:
         if not await guild_only(interaction):
             return
+        lang = lang_of(interaction)
         try:
             order = inputs.board_order(by)
-            board = await within(interaction, db.leaderboard(
-                self.db, interaction.guild_id, by=order, caller_id=interaction.user.id))  # type: ignore[arg-type]
+            if order == "rating":
+                ratings = await within(interaction, db.rating_board(
+                    self.db, interaction.guild_id, caller_id=interaction.user.id))  # type: ignore[arg-type]
+                embed = rating_board_embed(ratings, lang, interaction.user.id)
+            else:
+                board = await within(interaction, db.leaderboard(
+                    self.db, interaction.guild_id, by=order, caller_id=interaction.user.id))  # type: ignore[arg-type]
+                embed = leaderboard_embed(board, order, lang, interaction.user.id)
         except Exception as error:
             return await fail(interaction, error)
-        await send_public(interaction, embed=leaderboard_embed(board, order, lang_of(interaction), interaction.user.id))
+        await send_public(interaction, embed=embed)
 
 
 def account_days(user: discord.abc.User, now: datetime.datetime | None = None) -> int:

@@ -14,7 +14,9 @@ from typing import Any, Protocol
 
 import discord
 
-from cogs.custom_ids import ADMIN_TEMPLATE, HAND_TEMPLATE, RULES_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE
+from cogs.custom_ids import (
+    ADMIN_TEMPLATE, HAND_TEMPLATE, REPLAY_TEMPLATE, RULES_TEMPLATE, SELECT_TEMPLATE, TABLE_TEMPLATE,
+)
 
 __all__ = ["Controls", "AdminControls", "component_handlers"]
 
@@ -28,6 +30,9 @@ class Controls(Protocol):
                              mask: int | None, values: tuple[str, ...]) -> None: ...
 
     async def on_rules_page(self, interaction: discord.Interaction, source: str, page: int) -> None: ...
+
+    async def on_replay_button(self, interaction: discord.Interaction, action: str, game_id: int,
+                               step: int) -> None: ...
 
 
 class AdminControls(Protocol):
@@ -102,4 +107,16 @@ def component_handlers(controls: Controls, admin: AdminControls) -> tuple[type[d
         async def callback(self, interaction: discord.Interaction) -> None:
             await admin.on_admin_button(interaction, self.action, self.request_id)
 
-    return TableButton, HandButton, HandSelect, RulesPage, AdminButton
+    class ReplayButton(discord.ui.DynamicItem[discord.ui.Button], template=REPLAY_TEMPLATE):
+        """A replay's step, share and open buttons (they work for anyone, any time)."""
+
+        @classmethod
+        async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: Any, /):
+            button = cls(item)
+            button.action, button.game_id, button.step = match["action"], int(match["game"]), int(match["step"])
+            return button
+
+        async def callback(self, interaction: discord.Interaction) -> None:
+            await controls.on_replay_button(interaction, self.action, self.game_id, self.step)
+
+    return TableButton, HandButton, HandSelect, RulesPage, AdminButton, ReplayButton

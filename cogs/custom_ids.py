@@ -10,6 +10,7 @@ Layouts:
     ``tl:h:{action}:{channel}:{game}[:{mask}]`` a player's hand controls
     ``tl:r:{source}:{page}``                    a page of the rules
     ``tl:a:{action}:{request}``                 an admin's confirmation (the request's interaction id)
+    ``tl:p:{action}:{game}:{step}``             a replay's step buttons (``step``: the one shown)
 
 Both the view builders (:mod:`cogs.views`) and the handlers that receive
 the clicks (:mod:`cogs.components`) use this module, and nothing else.
@@ -22,8 +23,8 @@ the clicks (:mod:`cogs.components`) use this module, and nothing else.
 
 from __future__ import annotations
 
-__all__ = ["TABLE_TEMPLATE", "HAND_TEMPLATE", "SELECT_TEMPLATE", "RULES_TEMPLATE", "ADMIN_TEMPLATE", "TEMPLATES",
-           "table_id", "hand_id", "rules_id", "admin_id"]
+__all__ = ["TABLE_TEMPLATE", "HAND_TEMPLATE", "SELECT_TEMPLATE", "RULES_TEMPLATE", "ADMIN_TEMPLATE",
+           "REPLAY_TEMPLATE", "REPLAY_ACTIONS", "TEMPLATES", "table_id", "hand_id", "rules_id", "admin_id", "replay_id"]
 
 TABLE_TEMPLATE = r"tl:t:(?P<action>join|leave|ai|start|hand|next):(?P<channel>[0-9]{1,20})"
 HAND_TEMPLATE = (
@@ -33,7 +34,9 @@ HAND_TEMPLATE = (
 SELECT_TEMPLATE = r"tl:h:(?P<action>cards|quick):(?P<channel>[0-9]{1,20}):(?P<game>[0-9]{1,20})"
 RULES_TEMPLATE = r"tl:r:(?P<source>mien-nam|iwin|mien-bac|table-[0-9]{1,20}):(?P<page>[0-9]{1,2})"
 ADMIN_TEMPLATE = r"tl:a:(?P<action>reset|keep):(?P<request>[0-9]{1,20})"
-TEMPLATES = (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE, ADMIN_TEMPLATE)
+REPLAY_TEMPLATE = r"tl:p:(?P<action>first|prev|next|last|chop|share|open):(?P<game>[0-9]{1,20}):(?P<step>[0-9]{1,5})"
+REPLAY_ACTIONS = ("first", "prev", "next", "last", "chop", "share", "open")
+TEMPLATES = (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE, ADMIN_TEMPLATE, REPLAY_TEMPLATE)
 
 
 def table_id(action: str, channel_id: int) -> str:
@@ -53,3 +56,8 @@ def rules_id(source: str, page: int) -> str:
 def admin_id(action: str, request_id: int) -> str:
     """An admin's confirmation button (``request_id``: the interaction that asked for it)."""
     return f"tl:a:{action}:{request_id}"
+
+
+def replay_id(action: str, game_id: int, step: int) -> str:
+    """A replay button: ``action`` from the step ``step`` now shown of game ``game_id``."""
+    return f"tl:p:{action}:{game_id}:{step}"

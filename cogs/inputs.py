@@ -31,13 +31,13 @@ __all__ = [
     "InputError", "shown", "quick_choice", "picked_cards", "typed_cards", "rules_name", "bet", "turn_seconds",
     "ai_level", "board_order", "ECHO_LIMIT", "MIN_BET", "MAX_BET", "BOARD_ORDERS",
     "whole_in", "timezone", "language", "restorable", "STARTING_CHIPS", "DAILY_CHIPS", "ACCOUNT_DAYS",
-    "LANGUAGE_CHOICES", "RESTORABLE",
+    "LANGUAGE_CHOICES", "RESTORABLE", "flag", "game_number", "MAX_GAME_NUMBER",
 ]
 
 ECHO_LIMIT = 32
 """Characters of a person's own text shown back to them at most."""
 MIN_BET, MAX_BET = 1, 1_000_000
-BOARD_ORDERS = ("chips", "wins", "winrate")
+BOARD_ORDERS = ("rating", "chips", "wins", "winrate")
 _MASK_DIGITS = 13  # 52 bits of cards, in hexadecimal
 
 
@@ -132,10 +132,29 @@ def ai_level(value: Any) -> str:
     return value
 
 
-def board_order(value: Any) -> str:
-    """What a leaderboard ranks by (default: chips)."""
+def flag(value: Any) -> bool:
+    """A yes/no option (a forged value of another type is refused)."""
+    if not isinstance(value, bool):
+        raise InputError("bad_option")
+    return value
+
+
+MAX_GAME_NUMBER = 2**63 - 1
+
+
+def game_number(value: Any) -> int | None:
+    """A game's number, as /tienlen history shows it (None: not given)."""
     if value is None:
-        return "chips"
+        return None
+    if not _whole(value) or not 1 <= value <= MAX_GAME_NUMBER:
+        raise InputError("bad_game_number")
+    return value
+
+
+def board_order(value: Any) -> str:
+    """What a leaderboard ranks by (default: the skill rating)."""
+    if value is None:
+        return "rating"
     if not isinstance(value, str) or value not in BOARD_ORDERS:
         raise InputError("bad_order", known=", ".join(BOARD_ORDERS))
     return value
@@ -151,7 +170,7 @@ DAILY_CHIPS = (0, 1_000_000)
 ACCOUNT_DAYS = (0, 3650)
 LANGUAGE_CHOICES = ("auto", "vi", "en")
 RESTORABLE = ("starting_chips", "daily_chips", "timezone", "rules", "bet", "turn_seconds", "language", "ai_seats",
-              "channels", "account_days")
+              "channels", "account_days", "ranked_only")
 """Settings a server can set back to the bot's default, by their option names."""
 
 

@@ -23,7 +23,7 @@ import aiohttp
 import discord
 
 import db
-from cogs.views import table_view
+from cogs.views import summary_view, table_view
 from cogs.ephemeral_hands import EphemeralHands
 from cogs.hand_message import ShownHand, hand_edit, hand_message, needs_edit, shown_hand
 from cogs.presenter import summary_embed, table_embed
@@ -276,6 +276,7 @@ class Messenger:
             await channel.send(
                 embed=summary_embed(summary, lang, image=FINAL_IMAGE),
                 file=discord.File(io.BytesIO(data), filename=FINAL_IMAGE),
+                **_with_view(summary_view(summary.game_id, lang)),
             )
         except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
             if is_outage(error):
@@ -297,3 +298,7 @@ class Messenger:
     async def close(self) -> None:
         for task in [*self._editors.values(), *self._dm_retries.values()]:
             task.cancel()
+
+
+def _with_view(view: discord.ui.View | None) -> dict[str, Any]:
+    return {"view": view} if view is not None else {}

@@ -99,6 +99,8 @@ def _seat_line(seat: SeatInfo, snapshot: TableSnapshot, lang: str) -> str:
 def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None) -> discord.Embed:
     """The public table message: seats in turn order, whose turn, last play, rules and bet."""
     title = t(lang, "table.title", rules=rules_title(snapshot.rules.name, lang))
+    if snapshot.ranked:
+        title = f"{title} · {t(lang, 'table.ranked')}"
     embed = discord.Embed(title=title, colour=COLOUR)
     from i18n.rules_text import rules_summary
 
@@ -243,6 +245,11 @@ def summary_embed(summary: GameSummary, lang: str, *, image: str | None = None) 
         embed.add_field(name=title, value=_clip("\n".join(balances)), inline=False)
     else:
         embed.add_field(name=t(lang, "summary.chips"), value=t(lang, "summary.ai_only"), inline=False)
+    if summary.ratings:
+        lines = [t(lang, "summary.rating_line", name=name, after=number(after, lang),
+                   change=number(after - before, lang, signed=True))
+                 for name, before, after in summary.ratings]
+        embed.add_field(name=t(lang, "summary.ratings"), value=_clip("\n".join(lines)), inline=False)
     if image:
         embed.set_image(url=f"attachment://{image}")
     return embed

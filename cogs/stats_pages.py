@@ -1,14 +1,24 @@
-"""Embeds for /tienlen history, /tienlen stats, /chips and /leaderboard."""
+"""Embeds for /tienlen history, /tienlen stats, /tienlen profile, /chips and /leaderboard."""
 
 from __future__ import annotations
+
+import asyncio
+import io
+from typing import Any
 
 import discord
 
 import db
 from cogs.presenter import COLOUR
 from i18n import number, t
+from tienlen.ratings import PROVISIONAL_GAMES, Rating
 
-__all__ = ["history_embed", "stats_embed", "leaderboard_embed"]
+__all__ = ["history_embed", "stats_embed", "leaderboard_embed", "rating_board_embed", "rating_text",
+           "profile_message", "PROFILE_IMAGE", "PROFILE_GAMES"]
+
+PROFILE_IMAGE = "profile.jpg"
+PROFILE_GAMES = 50
+"""Rated games the profile's charts span."""
 
 
 def history_embed(games: list[db.GameSummary], lang: str) -> discord.Embed:
@@ -30,11 +40,24 @@ def history_embed(games: list[db.GameSummary], lang: str) -> discord.Embed:
     return embed
 
 
-def stats_embed(stats: db.PlayerStats | None, name: str, lang: str) -> discord.Embed:
+def rating_text(rating: db.PlayerRating, lang: str) -> str:
+    """"1,043 (#3)", with a provisional mark for fewer than PROVISIONAL_GAMES rated games."""
+    shown = number(Rating(mu=rating.mu, sigma=rating.sigma).shown, lang)
+    if rating.games < PROVISIONAL_GAMES:
+        return t(lang, "stats.rating_provisional", rating=shown, rank=rating.rank, games=rating.games)
+    return t(lang, "stats.rating_value", rating=shown, rank=rating.rank)
+
+
+def stats_embed(stats: db.PlayerStats | None, name: str, lang: str,
+                rating: db.PlayerRating | None = None) -> discord.Embed:
     embed = discord.Embed(title=t(lang, "stats.title", name=name), colour=COLOUR)
     if stats is None:
         embed.description = t(lang, "stats.none")
         return embed
+    if rating is not None:
+        embed.add_field(name=t(lang, "stats.rating"), value=rating_text(rating, lang))
+        embed.add_field(name=t(lang, "stats.peak"), value=number(rating.peak, lang))
+        embed.add_field(name=t(lang, "stats.rated_games"), value=number(rating.games, lang))
     embed.add_field(name=t(lang, "stats.balance"), value=f"{number(stats.balance, lang)} (#{stats.chips_rank})")
     embed.add_field(name=t(lang, "stats.games"), value=number(stats.games_played, lang))
     embed.add_field(name=t(lang, "stats.firsts"), value=number(stats.firsts, lang))
@@ -59,3 +82,76 @@ def leaderboard_embed(board: db.Leaderboard, by: str, lang: str, caller_id: int)
     if board.caller is not None and all(row.user_id != caller_id for row in board.rows):
         embed.add_field(name=t(lang, "leaderboard.you"), value=f"**{board.caller.rank}.** {value(board.caller)}")
     return embed
+
+
+def rating_board_embed(board: db.RatingBoard, lang: str, caller_id: int) -> discord.Embed:
+    """The rating leaderboard: the top established players with their games, the
+    provisional ones apart, and the caller's own rank."""
+    title = t(lang, "leaderboard.title", by=t(lang, "leaderboard.by_rating"))
+    embed = discord.Embed(title=title, colour=COLOUR)
+    if not board.rows and not board.provisional:
+        embed.description = t(lang, "leaderboard.no_ratings")
+        return embed
+
+    def line(row: db.LeaderRow) -> str:
+        games = t(lang, "count.games", count=row.games_played)
+        return f"**{row.rank}.** <@{row.user_id}> — {number(int(row.value), lang)} · {games}"
+
+    embed.description = "\n".join(line(row) for row in board.rows) or t(lang, "leaderboard.none_established",
+                                                                        games=PROVISIONAL_GAMES)
+    if board.provisional:
+        embed.add_field(name=t(lang, "leaderboard.provisional", games=PROVISIONAL_GAMES),
+                        value="\n".join(line(row) for row in board.provisional)[:1024], inline=False)
+    listed = {row.user_id for row in [*board.rows, *board.provisional]}
+    if board.caller is not None and caller_id not in listed:
+        you = board.caller
+        text = f"**{you.rank}.** {number(int(you.value), lang)} · {t(lang, 'count.games', count=you.games_played)}"
+        if you.games_played < PROVISIONAL_GAMES:
+            text += " · " + t(lang, "leaderboard.provisional_mark")
+        embed.add_field(name=t(lang, "leaderboard.you"), value=text, inline=False)
+    return embed
+
+
+async def profile_message(database: db.Database, guild_id: int, user_id: int, name: str, lang: str) -> dict[str, Any]:
+    """The /tienlen profile answer: an embed with the picture of the player's rating
+    and chips over their last rated games, and their totals."""
+    stats = await db.player_stats(database, guild_id, user_id)
+    rating = await db.player_rating(database, guild_id, user_id)
+    history = await db.rated_games(database, guild_id, user_id, limit=PROFILE_GAMES)
+    best = await db.best_game(database, guild_id, user_id)
+    ratings = [Rating(mu=game.mu_after, sigma=game.sigma_after).shown for game in history]
+    balances = [game.balance_after for game in history]
+    lines = _profile_lines(stats, rating, best, lang)
+    data = await asyncio.to_thread(_profile_picture, name, ratings, balances, lines, lang)
+    embed = discord.Embed(title=t(lang, "profile.title", name=name), colour=COLOUR)
+    embed.set_image(url=f"attachment://{PROFILE_IMAGE}")
+    return {"embed": embed, "files": [discord.File(io.BytesIO(data), filename=PROFILE_IMAGE)]}
+
+
+def _profile_lines(stats: db.PlayerStats | None, rating: db.PlayerRating | None, best: tuple[int, int] | None,
+                   lang: str) -> list[tuple[str, str]]:
+    none = t(lang, "profile.none")
+    shown = none
+    if rating is not None:
+        value = number(Rating(mu=rating.mu, sigma=rating.sigma).shown, lang)
+        shown = (t(lang, "profile.provisional", rating=value) if rating.games < PROVISIONAL_GAMES
+                 else f"{value} (#{rating.rank})")
+    best_text = (t(lang, "profile.best_value", number=best[0], chips=t(lang, "count.chips", count=best[1]))
+                 if best is not None else none)
+    return [
+        (t(lang, "profile.rating"), shown),
+        (t(lang, "profile.peak"), number(rating.peak, lang) if rating is not None else none),
+        (t(lang, "profile.games"), number(stats.games_played if stats else 0, lang)),
+        (t(lang, "profile.firsts"), number(stats.firsts if stats else 0, lang)),
+        (t(lang, "profile.chops"), f"{stats.chops_made if stats else 0} / {stats.chops_suffered if stats else 0}"),
+        (t(lang, "profile.best"), best_text),
+    ]
+
+
+def _profile_picture(name: str, ratings: list[int], balances: list[int | None], lines: list[tuple[str, str]],
+                     lang: str) -> bytes:
+    from render.profile import render_profile
+
+    return render_profile(name=name, ratings=ratings, balances=balances, lines=lines,
+                          rating_title=t(lang, "profile.rating_chart", count=len(ratings)),
+                          balance_title=t(lang, "profile.chips_chart"), empty_text=t(lang, "profile.no_games"))

@@ -111,17 +111,20 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     # ------------------------------------------------------------- lobby
     @tienlen.command(name="create", description=_ls("Open a table in this channel", "cmd.create"))
     @_table_options
+    @app_commands.describe(ranked=_ls("Ranked: people only (3 or more), the rule set's turn time", "arg.ranked"))
     async def create(
         self,
         interaction: discord.Interaction,
         rules: str | None = None,
         bet: app_commands.Range[int, 1, 1_000_000] | None = None,
         turn_seconds: app_commands.Range[int, 1, 120] | None = None,
+        ranked: bool | None = None,
     ) -> None:
         if not await guild_only(interaction):
             return
         try:
             options = self._checked_options(rules, bet, turn_seconds)
+            options["ranked"] = inputs.flag(ranked) if ranked is not None else False
             snapshot = await within(interaction, self.tables.create_table(
                 channel_id=interaction.channel_id,  # type: ignore[arg-type]
                 guild_id=interaction.guild_id,  # type: ignore[arg-type]
@@ -362,14 +365,99 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         from cogs.stats_pages import stats_embed
 
         target = user or interaction.user
+        guild_id = interaction.guild_id
+        assert guild_id is not None
         try:
-            stats = await within(interaction, db.player_stats(self.tables.db, interaction.guild_id, target.id))  # type: ignore[arg-type]
+            stats = await within(interaction, db.player_stats(self.tables.db, guild_id, target.id))
+            rating = await within(interaction, db.player_rating(self.tables.db, guild_id, target.id))
         except Exception as error:
             return await fail(interaction, error)
-        await reply(interaction, embed=stats_embed(stats, target.display_name, lang_of(interaction)))
+        await reply(interaction, embed=stats_embed(stats, target.display_name, lang_of(interaction), rating))
+
+    @tienlen.command(name="replay", description=_ls("Step through a finished game, move by move", "cmd.replay"))
+    @app_commands.describe(game=_ls("Which game (default: the last one here)", "arg.game"))
+    async def replay(self, interaction: discord.Interaction, game: int | None = None) -> None:
+        if not await guild_only(interaction):
+            return
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None and channel_id is not None
+        lang = lang_of(interaction)
+        try:
+            wanted = inputs.game_number(game)
+            message = await within(interaction, self._replay_message(guild_id, wanted, 0, lang, channel_id=channel_id))
+        except Exception as error:
+            return await fail(interaction, error)
+        await reply(interaction, **message)
+
+    async def _replay_message(self, guild_id: int, game_id: int | None, step: int, lang: str, *,
+                              channel_id: int | None = None, action: str = "open",
+                              shared: bool = False) -> dict[str, Any]:
+        """The replay message of game ``game_id`` (None: the channel's last) after ``action`` from ``step``."""
+        from cogs.replay_pages import replay_message, target_step
+
+        replays = self.tables.replays
+        game = await (replays.game(guild_id, game_id) if game_id is not None
+                      else replays.latest(guild_id, channel_id or 0))
+        return await replay_message(game, target_step(game, action, step), lang, shared=shared)
+
+    @replay.autocomplete("game")
+    async def replay_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[int]]:
+        """The caller's last finished games on this server, newest first."""
+        if interaction.guild_id is None:
+            return []
+        from cogs.replay_pages import game_choices
+
+        games = await db.player_games(self.tables.db, interaction.guild_id, interaction.user.id, limit=25)
+        server = await self.tables.server(interaction.guild_id)
+        return game_choices(games, interaction.user.id, current, lang_of(interaction), server.timezone)
+
+    @tienlen.command(name="profile", description=_ls("A player's rating and chips over time, as a picture",
+                                                     "cmd.profile"))
+    @app_commands.describe(user=_ls("Whose profile (default: you)", "arg.user"))
+    async def profile(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
+        if not await guild_only(interaction):
+            return
+        from cogs.stats_pages import profile_message
+
+        target = user or interaction.user
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        try:
+            message = await within(interaction, profile_message(self.tables.db, guild_id, target.id,
+                                                                target.display_name, lang_of(interaction)))
+        except Exception as error:
+            return await fail(interaction, error)
+        await reply(interaction, **message)
 
     # ---------------------------------------------------------- components
     # (cogs.components hands every click here: this cog is their Controls)
+    async def on_replay_button(self, interaction: discord.Interaction, action: str, game_id: int, step: int) -> None:
+        """A replay's buttons: step through it (this viewer's own message), share
+        the step shown in public, or open the replay privately (summary, shared step)."""
+        if not await guild_only(interaction):
+            return
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        lang = lang_of(interaction)
+        try:
+            if action == "share":  # in public, in the server's language
+                public = self.messenger.public_lang(guild_id)
+                message = await within(interaction, self._replay_message(guild_id, game_id, step, public,
+                                                                         action=action, shared=True))
+                message["content"] = t(public, "replay.shared", name=interaction.user.display_name[:32],
+                                       step=step, number=game_id)
+                await send_public(interaction, **message)
+                return
+            if action == "open":
+                message = await within(interaction, self._replay_message(guild_id, game_id, step, lang))
+                await reply(interaction, **message)
+                return
+            message = await within(interaction, self._replay_message(guild_id, game_id, step, lang, action=action),
+                                   update=True)
+        except Exception as error:
+            return await fail(interaction, error)
+        await edit_own(interaction, **message)
+
     async def on_rules_page(self, interaction: discord.Interaction, source: str, page: int) -> None:
         """Previous / next page of a rules explanation."""
         if source in RULESETS:

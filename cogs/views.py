@@ -7,9 +7,11 @@ they do (:mod:`cogs.custom_ids`); the clicks come back through
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import discord
 
-from cogs.custom_ids import admin_id, hand_id, rules_id, table_id
+from cogs.custom_ids import admin_id, hand_id, replay_id, rules_id, table_id
 from cogs.presenter import combo_name
 from i18n import t
 from runtime.snapshot import HandSnapshot, TableSnapshot
@@ -17,12 +19,16 @@ from tienlen import Combo, format_cards
 from tienlen.cards import Card, mask_of
 from tienlen.table import Phase
 
-__all__ = ["table_view", "hand_view", "rules_view", "reset_view", "quick_plays", "QUICK_LIMIT"]
+if TYPE_CHECKING:
+    from runtime.replays import ReplayGame
+
+__all__ = ["table_view", "hand_view", "rules_view", "reset_view", "replay_view", "replay_shared_view",
+           "summary_view", "quick_plays", "QUICK_LIMIT"]
 
 QUICK_LIMIT = 25  # Discord's maximum options in a select menu
 
 
-def _button(custom_id: str, label: str, style: discord.ButtonStyle = discord.ButtonStyle.secondary, *,
+def _button(custom_id: str, label: str | None, style: discord.ButtonStyle = discord.ButtonStyle.secondary, *,
             emoji: str | None = None, disabled: bool = False) -> discord.ui.Button:
     return discord.ui.Button(label=label, style=style, emoji=emoji, disabled=disabled, custom_id=custom_id)
 
@@ -131,4 +137,39 @@ def reset_view(request_id: int, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(_button(admin_id("reset", request_id), t(lang, "button.confirm_reset"), discord.ButtonStyle.danger))
     view.add_item(_button(admin_id("keep", request_id), t(lang, "button.cancel")))
+    return view
+
+
+def replay_view(game: "ReplayGame", step: int, lang: str) -> discord.ui.View:
+    """⏮ ◀ ▶ ⏭, the next chop and Share, under a replay shown at ``step``."""
+    view = discord.ui.View(timeout=None)
+    game_id, replay = game.game_id, game.replay
+    at_start, at_end = step <= 0, step >= replay.steps
+    for action, emoji, disabled in (("first", "⏮️", at_start), ("prev", "◀️", at_start), ("next", "▶️", at_end),
+                                    ("last", "⏭️", at_end)):
+        view.add_item(_button(replay_id(action, game_id, step), None, emoji=emoji, disabled=disabled))
+    view.add_item(_button(replay_id("chop", game_id, step), t(lang, "button.replay_chop"), emoji="💥",
+                          disabled=replay.next_chop(step) is None))
+    share = _button(replay_id("share", game_id, step), t(lang, "button.share"), discord.ButtonStyle.primary,
+                    emoji="📢")
+    share.row = 1
+    view.add_item(share)
+    return view
+
+
+def replay_shared_view(game_id: int, step: int, lang: str) -> discord.ui.View:
+    """Under a step someone shared: open the replay there, privately, for whoever presses."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(_button(replay_id("open", game_id, step), t(lang, "button.watch"), discord.ButtonStyle.primary,
+                          emoji="🎬"))
+    return view
+
+
+def summary_view(game_id: int | None, lang: str) -> discord.ui.View | None:
+    """The Replay button under an end-of-game summary."""
+    if not game_id:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(_button(replay_id("open", game_id, 0), t(lang, "button.replay"), discord.ButtonStyle.primary,
+                          emoji="🎬"))
     return view

@@ -42,8 +42,10 @@ from db.games import (
     append_actions,
     create_game,
     finish_game,
+    latest_finished_game,
     load_game,
     mark_summary_posted,
+    player_games,
     recent_games,
     unfinished_games,
     unposted_summaries,
@@ -55,7 +57,7 @@ from db.guilds import (
     set_guild_locale,
     set_guild_timezone,
 )
-from db.leaderboard import LeaderboardOrder, leaderboard, player_stats
+from db.leaderboard import LeaderboardOrder, best_game, leaderboard, player_stats
 from db.ledger import account_ledger
 from db.records import (
     Account,
@@ -157,6 +159,9 @@ __all__ = [
     "mark_summary_posted",
     "player_rating",
     "player_stats",
+    "best_game",
+    "latest_finished_game",
+    "player_games",
     "rated_games",
     "rating_board",
     "recent_games",

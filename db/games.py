@@ -33,8 +33,8 @@ from db.coltypes import UtcDateTime, utcnow
 from db.database import Database
 from db.errors import ActionConflict, DbError, GameClosed, GameNotFound, InvalidGame
 from db.hot import HotConnection, HotStatement
-from db.models import GameActionRow, GameRow
-from db.records import GameStatus, GameSummary, SeatSummary, StoredGame
+from db.models import GameActionRow, GameRow, LedgerRow
+from db.records import GameStatus, GameSummary, Reason, SeatSummary, StoredGame
 from db.validation import require_amount, require_id
 
 
@@ -362,6 +362,40 @@ async def recent_games(
             )
             .order_by(GameRow.id.desc())
             .limit(limit)
+        )
+        return [_to_summary(row) for row in rows]
+
+
+async def latest_finished_game(db: Database, guild_id: int, channel_id: int) -> int | None:
+    """The id of the last game that finished in the channel (None: none yet)."""
+    require_id(guild_id, what="guild_id")
+    require_id(channel_id, what="channel_id")
+    async with db.read() as session:
+        return await session.scalar(
+            select(GameRow.id)
+            .where(GameRow.channel_id == channel_id, GameRow.guild_id == guild_id,
+                   GameRow.status == GameStatus.FINISHED.value)
+            .order_by(GameRow.id.desc())
+            .limit(1)
+        )
+
+
+async def player_games(db: Database, guild_id: int, user_id: int, limit: int = 25) -> list[GameSummary]:
+    """The player's last finished games in the guild, newest first: those whose
+    settlement paid them (every human seat of a finished game has that entry)."""
+    require_id(guild_id, what="guild_id")
+    require_id(user_id, what="user_id")
+    async with db.read() as session:
+        ids = (
+            select(LedgerRow.game_id)
+            .where(LedgerRow.guild_id == guild_id, LedgerRow.user_id == user_id,
+                   LedgerRow.reason == Reason.SETTLEMENT.value)
+            .order_by(LedgerRow.id.desc())
+            .limit(limit)
+        )
+        rows = await session.scalars(
+            select(GameRow).where(GameRow.id.in_(ids), GameRow.status == GameStatus.FINISHED.value)
+            .order_by(GameRow.id.desc())
         )
         return [_to_summary(row) for row in rows]
 

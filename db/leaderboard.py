@@ -21,8 +21,8 @@ from sqlalchemy import ColumnElement, Select, TextClause, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.database import Database
-from db.models import WINRATE_INDEX_MIN_GAMES, AccountRow
-from db.records import Leaderboard, LeaderRow, PlayerStats
+from db.models import WINRATE_INDEX_MIN_GAMES, AccountRow, LedgerRow
+from db.records import Leaderboard, LeaderRow, PlayerStats, Reason
 from db.validation import require_id
 
 LeaderboardOrder = Literal["chips", "wins", "winrate"]
@@ -158,3 +158,19 @@ async def player_stats(db: Database, guild_id: int, user_id: int) -> PlayerStats
             chops_suffered=row.chops_suffered,
             chips_rank=1 + (better or 0),
         )
+
+
+async def best_game(db: Database, guild_id: int, user_id: int) -> tuple[int, int] | None:
+    """The player's best game in the guild: (game id, chips won), the most chips a
+    settlement paid them (the earliest such game); None before any game paid them."""
+    require_id(guild_id, what="guild_id")
+    require_id(user_id, what="user_id")
+    async with db.read() as session:
+        found = (await session.execute(
+            select(LedgerRow.game_id, LedgerRow.amount)
+            .where(LedgerRow.guild_id == guild_id, LedgerRow.user_id == user_id,
+                   LedgerRow.reason == Reason.SETTLEMENT.value, LedgerRow.amount > 0)
+            .order_by(LedgerRow.amount.desc(), LedgerRow.id)
+            .limit(1)
+        )).first()
+    return (int(found[0]), int(found[1])) if found is not None else None

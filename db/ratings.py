@@ -158,24 +158,30 @@ async def rating_board(db: Database, guild_id: int, *, caller_id: int | None, li
 
 
 def _ranked(rows: Sequence[Any]) -> list[LeaderRow]:
-    """Competition ranking (equal shown ratings share a rank)."""
+    """Competition ranking (equal ordinals share a rank), as :func:`_rank_of` counts."""
     ranked: list[LeaderRow] = []
+    previous = None
     for position, row in enumerate(rows, start=1):
-        leader = _leader(position, row)
-        if ranked and ranked[-1].value == leader.value:
-            leader = LeaderRow(rank=ranked[-1].rank, user_id=leader.user_id, value=leader.value,
-                               games_played=leader.games_played)
-        ranked.append(leader)
+        rank = ranked[-1].rank if ranked and row.ordinal == previous else position
+        ranked.append(_leader(rank, row))
+        previous = row.ordinal
     return ranked
+
+
+async def _rank_of(session: Any, row: RatingRow) -> int:
+    """1 + the players of the same list (established or provisional) rated strictly higher."""
+    same_list = (RatingRow.games >= PROVISIONAL_GAMES if row.games >= PROVISIONAL_GAMES
+                 else RatingRow.games < PROVISIONAL_GAMES)
+    better = await session.scalar(select(func.count()).select_from(RatingRow).where(
+        RatingRow.guild_id == row.guild_id, same_list, RatingRow.ordinal > row.ordinal))
+    return 1 + (better or 0)
 
 
 async def _caller(session: Any, guild_id: int, user_id: int) -> LeaderRow | None:
     row = await session.get(RatingRow, (guild_id, user_id))
     if row is None:
         return None
-    better = await session.scalar(select(func.count()).select_from(RatingRow).where(
-        RatingRow.guild_id == guild_id, RatingRow.ordinal > row.ordinal))
-    return _leader(1 + (better or 0), row)
+    return _leader(await _rank_of(session, row), row)
 
 
 async def player_rating(db: Database, guild_id: int, user_id: int) -> PlayerRating | None:
@@ -186,10 +192,8 @@ async def player_rating(db: Database, guild_id: int, user_id: int) -> PlayerRati
         row = await session.get(RatingRow, (guild_id, user_id))
         if row is None:
             return None
-        better = await session.scalar(select(func.count()).select_from(RatingRow).where(
-            RatingRow.guild_id == guild_id, RatingRow.ordinal > row.ordinal))
         return PlayerRating(guild_id=guild_id, user_id=user_id, mu=row.mu, sigma=row.sigma, games=row.games,
-                            peak=row.peak, rank=1 + (better or 0))
+                            peak=row.peak, rank=await _rank_of(session, row))
 
 
 async def rated_games(db: Database, guild_id: int, user_id: int, *, limit: int = 50) -> list[RatedGame]:

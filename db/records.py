@@ -251,7 +251,8 @@ class RatingChange:
 
 @dataclass(frozen=True)
 class PlayerRating:
-    """A player's rating in a guild: the belief, the rank among the rated, the best shown so far."""
+    """A player's rating in a guild: the belief, the best shown so far, and the rank
+    in its list (the established players', or the provisional ones' apart)."""
 
     guild_id: int
     user_id: int
@@ -269,7 +270,7 @@ class RatingBoard:
     rows: list[LeaderRow]
     provisional: list[LeaderRow]
     caller: LeaderRow | None
-    """The caller's own row (its value is the ordinal), if they have a rating."""
+    """The caller's own row (its value is the shown rating), if they have a rating."""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from .pictures import (
     render_play,
     warm_up,
 )
+from .profile import PROFILE_SIZE, render_profile
+from .replay import ReplaySeat, render_replay_step, replay_size
 
 CARD_SIZE: tuple[int, int] = LARGE.size
 """Width and height in px of a card in hand and play pictures."""
@@ -34,6 +36,11 @@ __all__ = [
     "render_hand",
     "render_play",
     "render_final_hands",
+    "render_replay_step",
+    "ReplaySeat",
+    "replay_size",
+    "render_profile",
+    "PROFILE_SIZE",
     "warm_up",
     "hand_size",
     "CARD_SIZE",

@@ -35,6 +35,7 @@ from runtime.ai import AiRunner
 from runtime.outbox import NullNotifier, Notifier, Outbox
 from runtime.outcomes import summary_of
 from runtime.registry import TableRegistry
+from runtime.replays import Replays
 from runtime.scheduler import Scheduler
 from runtime.server_settings import ServerSettings
 from runtime.settings import Settings
@@ -96,6 +97,7 @@ class TableService:
         self.owns_guild = owns_guild or (lambda _guild_id: True)
         self.ai = ai or AiRunner(workers=settings.ai_workers, budget_ms=settings.ai_budget_ms)
         self.store = Store(database)
+        self.replays = Replays(self.store)
         self.registry = TableRegistry()
         self.outbox = Outbox(notifier or NullNotifier(), mark_posted=self.store.summary_posted)
         self.scheduler = Scheduler(run=self.execute, decide=self._decide, resync=self.resync, clock=clock,

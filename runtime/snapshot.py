@@ -123,6 +123,8 @@ class TableSnapshot:
     """Nothing played yet and the opening play must contain the lowest card (RULES.md §3)."""
     language: str | None = None
     """The language the server chose for this table message (None: its own Discord language)."""
+    ranked: bool = False
+    """A ranked table: people only, the rule set's own turn time."""
 
     def seat_name(self, index: int | None) -> str:
         if index is None or not 0 <= index < len(self.seats):
@@ -198,6 +200,7 @@ def snapshot_of(
         tally=tally,
         summary=summary,
         closed=closed,
+        ranked=table.ranked,
         opening_requires_lowest=game is not None and game.required_card is not None,
         language=state.language,
     )

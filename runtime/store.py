@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import db
@@ -43,7 +43,8 @@ from tienlen.table import Phase, Seat
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Store", "Database", "Unavailable", "Refused", "StaleEpoch", "Restored", "StoredSummary"]
+__all__ = ["Store", "Database", "Unavailable", "Refused", "StaleEpoch", "Restored", "StoredSummary",
+           "StoredGameRecord"]
 
 Database = db.Database
 StaleEpoch = db.StaleEpoch
@@ -72,6 +73,23 @@ class Restored:
     state: TableState
     lost_game: int | None = None
     """The game it was playing, when that game could not be rebuilt (it is called off)."""
+
+
+@dataclass(frozen=True)
+class StoredGameRecord:
+    """A stored game as a replay reads it; ``record`` holds every hand (and the
+    seed): it is private, never logged nor shown."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    status: str
+    """"running", "finished" or "aborted"."""
+    rules: str
+    bet: int
+    seats: tuple[dict[str, Any], ...]
+    record: dict[str, Any] = field(repr=False)
+    started_at: Any = None
 
 
 @dataclass(frozen=True)
@@ -231,6 +249,31 @@ class Store:
 
     async def summary_posted(self, game_id: int) -> None:
         await db.mark_summary_posted(self.db, game_id)
+
+    # ------------------------------------------------------------- replays
+    async def stored_game(self, game_id: int) -> "StoredGameRecord | None":
+        """A stored game with its actions (None: no such game); for replays."""
+        try:
+            stored = await db.load_game(self.db, game_id)
+        except db.GameNotFound:
+            return None
+        except db.DbError:
+            raise
+        except Exception as error:
+            raise Unavailable(error) from error
+        record = dict(stored.record)
+        record["actions"] = list(stored.actions)
+        return StoredGameRecord(game_id=stored.id, guild_id=stored.guild_id, channel_id=stored.channel_id,
+                                status=stored.status.value, rules=stored.rules, bet=stored.bet,
+                                seats=tuple(stored.seats), record=record, started_at=stored.started_at)
+
+    async def latest_finished_game(self, guild_id: int, channel_id: int) -> int | None:
+        try:
+            return await db.latest_finished_game(self.db, guild_id, channel_id)
+        except db.DbError:
+            raise
+        except Exception as error:
+            raise Unavailable(error) from error
 
 
 # --------------------------------------------------------------- translation

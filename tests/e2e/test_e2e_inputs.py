@@ -137,7 +137,7 @@ async def test_unknown_level_and_order_are_refused(fake_discord, start_bot, make
     level = await fake.slash(fake.users[0], "tienlen addbot", level="godlike", force=True)
     assert level.content == t("en", "error.bad_level", known="easy, normal, hard")
     order = await fake.slash(fake.users[0], "leaderboard", by="luck", force=True)
-    assert order.ephemeral and order.content == t("en", "error.bad_order", known="chips, wins, winrate")
+    assert order.ephemeral and order.content == t("en", "error.bad_order", known="rating, chips, wins, winrate")
     assert not unexpected(caplog)
 
 
@@ -236,6 +236,8 @@ FORGED_IDS = st.one_of(
               st.one_of(st.just(""), st.text("0123456789abcdefg:", max_size=16).map(lambda m: ":" + m))),
     st.builds(lambda source, page: f"tl:r:{source}:{page}",
               st.sampled_from(["mien-nam", "table-1", "poker", ""]), _IDS),
+    st.builds(lambda action, game, step: f"tl:p:{action}:{game}:{step}",
+              st.sampled_from(["first", "prev", "next", "last", "chop", "share", "open", "x"]), _IDS, _IDS),
     _TEXT,
 )
 OPTION_VALUES = st.one_of(st.none(), st.integers(-2**63, 2**63), _TEXT, st.sampled_from(["", "0", "-1"]))
@@ -251,7 +253,8 @@ async def test_fuzzed_components_and_options_get_a_private_answer_and_change_not
     spectator = fake.users[2]
     loop = asyncio.get_running_loop()
     before = await stored(bot)
-    commands = ["tienlen play", "tienlen create", "tienlen config", "tienlen addbot", "tienlen rules", "leaderboard"]
+    commands = ["tienlen play", "tienlen create", "tienlen config", "tienlen addbot", "tienlen rules", "leaderboard",
+                "tienlen replay"]
 
     async def one(kind: str, user_index: int, custom_id: str, values: list[str], command: str, value) -> None:
         user = (spectator, player)[user_index]
@@ -263,7 +266,8 @@ async def test_fuzzed_components_and_options_get_a_private_answer_and_change_not
             result = await fake.select(user, message, target, values, force=True)
         else:
             option = {"tienlen play": "cards", "tienlen create": "bet", "tienlen config": "turn_seconds",
-                      "tienlen addbot": "level", "tienlen rules": "preset", "leaderboard": "by"}[command]
+                      "tienlen addbot": "level", "tienlen rules": "preset", "leaderboard": "by",
+                      "tienlen replay": "game"}[command]
             if value is None and option == "cards":
                 value = ""
             result = await fake.slash(user, command, options={option: value}, force=True)
@@ -279,7 +283,7 @@ async def test_fuzzed_components_and_options_get_a_private_answer_and_change_not
             values = [v for v in values if not re.fullmatch(r"[0-9a-f]{1,13}", v)] or ["zz"]  # never a real play
         if kind == "slash" and command == "tienlen play" and user_index == 1:
             value = "zz " + str(value)  # never a real play
-        if kind == "slash" and command == "leaderboard" and value in (None, "chips", "wins", "winrate"):
+        if kind == "slash" and command == "leaderboard" and value in (None, "rating", "chips", "wins", "winrate"):
             value = "luck"  # a leaderboard is a public answer: only refusals here
         asyncio.run_coroutine_threadsafe(one(kind, user_index, custom_id, values, command, value), loop).result(30)
 
