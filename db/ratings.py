@@ -185,7 +185,7 @@ async def _caller(session: Any, guild_id: int, user_id: int) -> LeaderRow | None
 
 
 async def player_rating(db: Database, guild_id: int, user_id: int) -> PlayerRating | None:
-    """A player's rating, rank among everyone rated in the guild, and peak (None: never rated)."""
+    """A player's rating, peak and rank in its list (established or provisional; None: never rated)."""
     require_id(guild_id, what="guild_id")
     require_id(user_id, what="user_id")
     async with db.read() as session:

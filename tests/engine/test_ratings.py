@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from openskill.models import PlackettLuce
 
-from tests.engine.test_replay import random_game
-from tienlen import RULESETS, Game
+from tests.engine.test_replay import instant_win_game, random_game
 from tienlen.ratings import AI_REFERENCES, Rating, rate, ranks
 
 
@@ -39,12 +38,7 @@ def test_a_leaver_ranks_last():
 
 
 def test_an_instant_win_ranks_the_winner_first_and_everyone_else_second():
-    for seed in range(20_000):
-        game = Game.deal(RULESETS["mien-nam"], 4, seed=seed)
-        if game.instant_win is not None:
-            break
-    else:
-        pytest.skip("no instant win dealt")
+    game = instant_win_game()
     order = ranks(game)
     assert order[game.instant_win.seat] == 1
     assert sorted(order) == [1, 2, 2, 2]

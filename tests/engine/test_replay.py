@@ -83,12 +83,16 @@ def test_stepping_is_clamped_and_finds_the_next_chop():
     assert replay.frame(-5).step == 0 and replay.frame(10_000).step == replay.steps
 
 
-def test_an_instant_win_is_one_frame():
+def instant_win_game() -> Game:
+    """The first deal of a seed that wins at once (tới trắng)."""
     for seed in range(20_000):
         game = Game.deal(RULESETS["mien-nam"], 4, seed=seed)
         if game.instant_win is not None:
-            break
-    else:
-        pytest.skip("no instant win dealt")
+            return game
+    pytest.skip("no instant win dealt")
+
+
+def test_an_instant_win_is_one_frame():
+    game = instant_win_game()
     replay = Replay.of(game)
     assert replay.steps == 0 and replay.instant_winner == game.instant_win.seat

@@ -13,20 +13,6 @@ from tienlen import Game
 from tienlen.table import TableError
 
 
-@pytest.fixture
-async def make_harness(tmp_path):
-    made: list[Harness] = []
-
-    async def make(**settings) -> Harness:
-        harness = await Harness(tmp_path, **settings).start()
-        made.append(harness)
-        return harness
-
-    yield make
-    for harness in made:
-        await harness.close()
-
-
 async def finished_game(harness: Harness, humans: int = 3, ai: int = 0, **options) -> int:
     users = await harness.open_table(humans=humans, ai=ai, **options)
     await harness.service.start_game(CHANNEL, users[0])

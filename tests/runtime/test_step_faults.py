@@ -32,20 +32,6 @@ def quick_retries(monkeypatch):
     monkeypatch.setattr(outbox, "RETRY_MAX", 0.1)
 
 
-@pytest.fixture
-async def make_harness(tmp_path):
-    made: list[Harness] = []
-
-    async def make(**settings) -> Harness:
-        harness = await Harness(tmp_path, **settings).start()
-        made.append(harness)
-        return harness
-
-    yield make
-    for harness in made:
-        await harness.close()
-
-
 async def refused_then_done(harness: Harness, kinds: set[str], command, check) -> None:
     """``command()`` fails while writes of ``kinds`` fail, then works."""
     before = harness.memory()
