@@ -1,4 +1,4 @@
-"""Benchmark of the card pictures: render time (cold and warm cache) and PNG size.
+"""Benchmark of the pictures: render time (cold and warm cache) and encoded size.
 
 Run from the repository root:
 
@@ -8,7 +8,7 @@ Run from the repository root:
 process (fonts loaded, card sprites drawn), later rows reuse what earlier rows
 cached.  "Warm" renders use new random cards each time, the steady state of
 a running bot (every card sprite is drawn once per process).  The target from issue 7 is a 13-card hand
-in under 20 ms and under 200 KB.  Prints a markdown table.
+in under 20 ms and under 200 KB; a replay step and a profile, under 25 ms and 250 KB.  Prints a markdown table.
 """
 
 from __future__ import annotations
@@ -82,6 +82,31 @@ def _final(rng: random.Random) -> Callable[[], bytes]:
     return lambda: render.render_final_hands(rows)
 
 
+def _replay(rng: random.Random) -> Callable[[], bytes]:
+    deck = rng.sample(DECK, 52)
+    top = deck[:rng.randint(1, 6)]
+    rest, seats = deck[len(top):], []
+    for seat in range(4):
+        count = rng.randint(0, 13)
+        seats.append(render.ReplaySeat(NAMES[seat], rest[:count], rng.choice(["", "passed", "1st"]),
+                                       acting=seat == 1))
+        rest = rest[count:]
+    return lambda: render.render_replay_step(seats, top=top, caption="12/48 · Minh 🔥: 7♠ 8♠ 9♠")
+
+
+def _profile(rng: random.Random) -> Callable[[], bytes]:
+    ratings, balances = [1500], [10_000]
+    for _ in range(49):
+        ratings.append(ratings[-1] + rng.randint(-40, 40))
+        balances.append(balances[-1] + rng.randint(-2_000, 2_000))
+    balances[rng.randrange(50)] = None  # a game whose balance is not known
+    lines = [("Games", "50"), ("First places", "14 (28%)"), ("Chops made", "6"), ("Chops suffered", "3"),
+             ("Best game", "+4,200"), ("Rating", f"{ratings[-1]:,}"), ("Peak", f"{max(ratings):,}")]
+    return lambda: render.render_profile(name=NAMES[0], ratings=ratings, balances=balances, lines=lines,
+                                         rating_title="Rating (last 50 games)", balance_title="Chips",
+                                         empty_text="No rated games yet")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--renders", type=int, default=300, help="warm renders per row (default 300)")
@@ -95,6 +120,8 @@ def main() -> None:
         _measure("play, 5 cards + caption", _play(5), args.renders, rng),
         _measure("play, 13 cards + caption", _play(13), args.renders, rng),
         _measure("final hands, 4 players", _final, args.renders, rng),
+        _measure("replay step (4 seats)", _replay, args.renders, rng),
+        _measure("profile (50 games)", _profile, args.renders, rng),
     ]
     print(f"Pillow {PIL.__version__}, {args.renders} warm renders per row\n")
     print("| picture | first call ms | warm median ms | warm p99 ms | median KB | max KB |")
