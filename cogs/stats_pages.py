@@ -136,7 +136,7 @@ def _profile_lines(stats: db.PlayerStats | None, rating: db.PlayerRating | None,
         value = number(Rating(mu=rating.mu, sigma=rating.sigma).shown, lang)
         shown = (t(lang, "profile.provisional", rating=value) if rating.games < PROVISIONAL_GAMES
                  else f"{value} (#{rating.rank})")
-    best_text = (t(lang, "profile.best_value", number=best[0], chips=t(lang, "count.chips", count=best[1]))
+    best_text = (t(lang, "profile.best_value", number=best[0], chips=number(best[1], lang))
                  if best is not None else none)
     return [
         (t(lang, "profile.rating"), shown),
