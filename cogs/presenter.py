@@ -114,7 +114,8 @@ def table_embed(snapshot: TableSnapshot, lang: str, *, image: str | None = None)
     if snapshot.phase is Phase.PLAYING:
         _add_game_fields(embed, snapshot, lang)
     elif snapshot.phase is Phase.LOBBY:
-        embed.add_field(name=t(lang, "table.lobby"), value=t(lang, "table.lobby_help"), inline=False)
+        help_key = "table.lobby_help_ranked" if snapshot.ranked else "table.lobby_help"
+        embed.add_field(name=t(lang, "table.lobby"), value=t(lang, help_key), inline=False)
     else:
         embed.add_field(name=t(lang, "table.between"), value=t(lang, "table.between_help"), inline=False)
     finished = snapshot.game_number - (1 if snapshot.phase is Phase.PLAYING else 0)

@@ -49,7 +49,8 @@ def table_view(snapshot: TableSnapshot, lang: str) -> discord.ui.View:
         view.add_item(_button(table_id("next", channel), t(lang, "button.next"), success, emoji="▶️"))
     view.add_item(_button(table_id("join", channel), t(lang, "button.join"), primary))
     view.add_item(_button(table_id("leave", channel), t(lang, "button.leave"), secondary))
-    view.add_item(_button(table_id("ai", channel), t(lang, "button.add_ai"), secondary, emoji="🤖"))
+    if not snapshot.ranked:  # a ranked table seats people only
+        view.add_item(_button(table_id("ai", channel), t(lang, "button.add_ai"), secondary, emoji="🤖"))
     if snapshot.phase is Phase.LOBBY:
         view.add_item(_button(table_id("start", channel), t(lang, "button.start"), success))
     return view

@@ -113,6 +113,7 @@ async def test_a_ranked_table_seats_people_only(fake_discord, start_bot, make_bo
     host = fake.users[0]
     created = await fake.slash(host, "tienlen create", ranked=True)
     assert t("en", "table.ranked") in created.message.text()
+    assert not created.message.has_component_prefix("tl:t:ai:")  # no dead Add AI button
     refused = await fake.slash(host, "tienlen addbot")
     assert refused.ephemeral and refused.content == t("en", "error.ranked_no_ai")
 
