@@ -84,14 +84,12 @@ class Scheduler:
         *,
         run: Run,
         decide: Decide,
-        resync: Callable[[int], Awaitable[None]],
         clock: Callable[[], float] = time.time,
         ai_delay: float = 1.2,
         idle_seconds: float = 15 * 60.0,
     ) -> None:
         self._run = run
         self._decide = decide
-        self._resync = resync
         self.clock = clock
         self.ai_delay = ai_delay
         self.idle_seconds = idle_seconds
@@ -194,11 +192,9 @@ class Scheduler:
                 return  # moved on meanwhile, the table closed, or this process lost its slot
             except Unavailable:
                 pass  # the store logs the outage once
-            except Refused as refusal:
-                log.error("table %s: the database refused a %s step (%s); reloading the table",
-                          channel_id, type(command).__name__, refusal)
-                with contextlib.suppress(Exception):
-                    await self._resync(channel_id)
+            except Refused as refusal:  # the service reloaded the table; the next try sees it
+                log.error("table %s: the database refused a %s step (%s)", channel_id, type(command).__name__,
+                          refusal)
             except Exception:
                 log.exception("table %s: a %s step failed", channel_id, type(command).__name__)
             await asyncio.sleep(delay)

@@ -42,7 +42,7 @@ from runtime.settings import Settings
 from runtime.snapshot import TAKEN_OVER, Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
 from runtime.state import TableState
 from runtime.steps import Context, Step
-from runtime.store import Database, Store
+from runtime.store import Database, Refused, Store
 from tienlen import Combo, parse_cards
 from tienlen.cards import Card, as_mask
 from tienlen.game import SeatView
@@ -100,7 +100,7 @@ class TableService:
         self.replays = Replays(self.store)
         self.registry = TableRegistry()
         self.outbox = Outbox(notifier or NullNotifier(), mark_posted=self.store.summary_posted)
-        self.scheduler = Scheduler(run=self.execute, decide=self._decide, resync=self.resync, clock=clock,
+        self.scheduler = Scheduler(run=self.execute, decide=self._decide, clock=clock,
                                    ai_delay=settings.ai_delay_seconds, idle_seconds=settings.idle_minutes * 60)
         self._active = 0
         """Steps in flight."""
@@ -163,27 +163,40 @@ class TableService:
         """Run ``command`` on the table: step, commit, keep, schedule, publish.
 
         ``check(state)``: an awaitable precondition read under the lock (the
-        players' chips before a deal)."""
+        players' chips before a deal).
+
+        A step the stored data refuses means memory and the database disagree
+        (a commit that was stored although its answer was lost, say): the
+        table is read back from the database and shown before the refusal is
+        raised, so the next command starts from what was stored."""
         self._active += 1
         try:
-            async with self.registry.lock(channel_id):
-                state = self.registry.get(channel_id)
-                if check is not None:
-                    await check(state)
-                step = steps.apply(state, command, self._context())
-                guild_id = state.guild_id if state is not None else getattr(command, "guild_id")
-                receipt, cancelled = await _stored(self.store.submit(channel_id, guild_id, step.records))
-                kept = steps.complete(step, receipt)
-                self._keep(channel_id, kept)
-                if not isinstance(command, (steps.SetMessage, steps.NoteLocale, steps.CreateTable)):
-                    self._publish(channel_id, state, kept, step, refresh_actor=refresh_actor)
-                elif kept is not None:
-                    self._show(kept, step)
-            if cancelled:
-                raise asyncio.CancelledError()
-            return step
+            try:
+                return await self._execute(channel_id, command, check, refresh_actor)
+            except Refused:
+                with contextlib.suppress(Exception):  # the database may be failing too: kept as it was
+                    await self.resync(channel_id)
+                raise
         finally:
             self._active -= 1
+
+    async def _execute(self, channel_id: int, command: "steps.Command", check: Any, refresh_actor: bool) -> Step:
+        async with self.registry.lock(channel_id):
+            state = self.registry.get(channel_id)
+            if check is not None:
+                await check(state)
+            step = steps.apply(state, command, self._context())
+            guild_id = state.guild_id if state is not None else getattr(command, "guild_id")
+            receipt, cancelled = await _stored(self.store.submit(channel_id, guild_id, step.records))
+            kept = steps.complete(step, receipt)
+            self._keep(channel_id, kept)
+            if not isinstance(command, (steps.SetMessage, steps.NoteLocale, steps.CreateTable)):
+                self._publish(channel_id, state, kept, step, refresh_actor=refresh_actor)
+            elif kept is not None:
+                self._show(kept, step)
+        if cancelled:
+            raise asyncio.CancelledError()
+        return step
 
     async def quiet(self) -> None:
         """Wait until no step is in flight (tests, shutdown)."""
@@ -245,12 +258,19 @@ class TableService:
         return summary
 
     async def resync(self, channel_id: int) -> None:
-        """Read the table back from the database (after the database refused a step)."""
+        """Read the table back from the database and show it (after the database
+        refused a step: memory may be behind what was stored)."""
         async with self.registry.lock(channel_id):
+            before = self.registry.get(channel_id)
             loaded = {restored.state.channel_id: restored for restored in
                       await self.store.load(lambda guild_id: True, only=channel_id)}
             state = loaded[channel_id].state if channel_id in loaded else None
             self._keep(channel_id, state)
+            if before is None and state is None:
+                return
+            players = len(state.table.game_seats) if state is not None and state.game is not None else 0
+            self._publish(channel_id, before, state, Step(state=state, refresh=frozenset(range(players))),
+                          refresh_actor=True)
 
     # ---------------------------------------------------------------- chips
     async def server(self, guild_id: int) -> ServerSettings:

@@ -36,11 +36,14 @@ START = 1_000
 
 
 class FaultyDatabase(db.Database):
-    """A database whose writes of the kinds in ``failing`` fail (and roll back)."""
+    """A database whose writes of the kinds in ``failing`` fail (and roll back), and
+    whose writes of the kinds in ``lying`` are stored but answered with a failure
+    (a connection lost while COMMIT was answered)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.failing: set[str] = set()
+        self.lying: set[str] = set()
         self.refused = 0
 
     def _fails(self, kinds: Iterable[str]) -> bool:
@@ -55,6 +58,9 @@ class FaultyDatabase(db.Database):
             kinds = {kind for _, change, _ in args[0] for kind in change.kinds}
         else:
             kinds = {"settlement"} if body.__name__ == "settle_in_transaction" else {"other"}
+        if self.lying & kinds:
+            await super().hot_write(body, *args)
+            self._refuse()
         if not self._fails(kinds):
             return await super().hot_write(body, *args)
 

@@ -17,7 +17,7 @@ import pytest
 
 import db
 from runtime import outbox, scheduler
-from runtime.store import Unavailable
+from runtime.store import Refused, Unavailable
 from tests.e2e.test_e2e_chop import find_deal_seed
 from tests.runtime.support import CHANNEL, GUILD, Harness, assert_one_owner
 from tienlen import Bomb, Game
@@ -127,6 +127,38 @@ async def test_moves(make_harness, move) -> None:
     }
     await refused_then_done(harness, {"action"}, commands[move],
                             lambda: _holds(lambda: len(harness.state().table.game.actions) == actions + 1))
+
+
+@pytest.mark.parametrize("driver", ["player", "timer"])
+async def test_a_move_stored_although_its_answer_was_lost(make_harness, driver) -> None:
+    """The commit of a move lands but its answer is lost: memory is one move behind.
+    The next step, a player's other move or the turn's time-out, is refused by the
+    stored data, and the table is read back and shown as stored."""
+    harness = await make_harness()
+    users = await harness.open_table(humans=3)
+    service = harness.service
+    if driver == "timer":
+        await service.configure(CHANNEL, users[0], turn_seconds=1)
+    await service.start_game(CHANNEL, users[0])
+    await harness.play_lowest()  # the opening: now someone may pass
+    actions = len(harness.state().table.game.actions)
+    _, user = harness.on_turn()
+    harness.database.lying = {"action"}
+    with pytest.raises(Unavailable):
+        await service.play(CHANNEL, user, harness.lowest_play())
+    harness.database.lying = set()
+    assert len(harness.state().table.game.actions) == actions  # memory is behind the database
+    shown = len(harness.notifier.snapshots)
+    if driver == "player":
+        with pytest.raises(Refused):
+            await service.pass_turn(CHANNEL, user)  # another action at the same place
+    else:  # the turn's time-out, one second later
+        await wait_until(lambda: len(harness.state().table.game.actions) > actions)
+    await harness.assert_memory_is_the_database()
+    assert len(harness.state().table.game.actions) >= actions + 1
+    assert_one_owner(harness.service)
+    await harness.service.flush()
+    assert len(harness.notifier.snapshots) > shown  # the table as stored was shown
 
 
 async def test_an_out_of_turn_chop(make_harness) -> None:
