@@ -23,6 +23,7 @@ from db.dm_channels import dm_channel_of, remember_dm_channel
 from db.database import Database, Fence
 from db.errors import (
     ActionConflict,
+    TablePlaying,
     DailyAlreadyClaimed,
     DbError,
     GameClosed,
@@ -96,6 +97,7 @@ __all__ = [
     "NOTHING_NEW",
     "Account",
     "ActionConflict",
+    "TablePlaying",
     "BalanceChange",
     "ChangeReceipt",
     "GameSettlement",

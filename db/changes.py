@@ -15,7 +15,9 @@ once per move).  Each change is all or nothing:
 
 Inside the transaction, every change's actions go first, as one INSERT of
 the batch's rows; a change whose actions were not all stored is skipped;
-then, change by change: the new game, the settlement, the abort, the table.
+then, change by change: the new game (refused while the table's row still
+points at a running game: a deal whose answer was lost), the settlement, the
+abort, the table.
 A change that raises there (rare: it means a bug or a race the runtime did
 not expect) rolls the batch back, and the changes are then stored one by one
 so that only the faulty one fails.
@@ -36,7 +38,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from db.coltypes import utcnow
 from db.database import Database
-from db.errors import DbError, GameClosed, GameNotFound, InvalidGame, StaleEpoch
+from db.errors import DbError, GameClosed, GameNotFound, InvalidGame, StaleEpoch, TablePlaying
 from db.games import actions_in_transaction, encode_actions, validated_seats
 from db.hot import HotConnection, HotStatement
 from db.models import GameRow, TableRow
@@ -224,6 +226,7 @@ async def _store_actions(connection: HotConnection, batch: Sequence[_Item]) -> d
 async def _store_rest(connection: HotConnection, change: TableChange, now: Any) -> ChangeReceipt:
     game_id = change.game_id
     if change.new_game is not None:
+        await _check_not_playing(connection, change.channel_id)
         game_id = await _create_game(connection, change, now)
     settlement = None
     if change.settle is not None:
@@ -263,6 +266,22 @@ _CREATE_GAME = HotStatement(
     )
     .returning(GameRow.id)
 )
+
+
+_PLAYING = HotStatement(
+    select(GameRow.id)
+    .join(TableRow, TableRow.game_id == GameRow.id)
+    .where(TableRow.channel_id == bindparam("p_channel", type_=BigInteger),
+           GameRow.status == GameStatus.RUNNING.value)
+)
+
+
+async def _check_not_playing(connection: HotConnection, channel_id: int) -> None:
+    """A deal only at a table that plays no running game: one that does was dealt
+    by a step whose answer was lost, and the caller must read the table again."""
+    row = await connection.first(_PLAYING, {"p_channel": channel_id})
+    if row is not None:
+        raise TablePlaying(channel_id, int(row[0]))
 
 
 async def _create_game(connection: HotConnection, change: TableChange, now: Any) -> int:

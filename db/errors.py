@@ -65,6 +65,16 @@ class ActionConflict(DbError):
     and the caller's game have diverged."""
 
 
+class TablePlaying(DbError):
+    """The table already plays a running game: a new deal would leave it behind
+    (the caller missed that deal, whose answer was lost)."""
+
+    def __init__(self, channel_id: int, game_id: int) -> None:
+        super().__init__(f"table {channel_id} already plays running game {game_id}")
+        self.channel_id = channel_id
+        self.game_id = game_id
+
+
 class IdempotencyConflict(DbError):
     """An idempotency key was reused for a different operation."""
 

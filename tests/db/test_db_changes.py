@@ -15,6 +15,7 @@ from db import (
     SeatPayment,
     SeatResult,
     TableChange,
+    TablePlaying,
     UnknownAccount,
 )
 from tests.db.dbtest_support import CHANNEL, GUILD, START, human, robot
@@ -45,6 +46,18 @@ async def test_a_deal_creates_the_game_and_points_the_table_at_it(db: Database) 
     assert await tables(db) == {CHANNEL: ({"phase": "playing"}, receipt.game_id)}
     stored = await dblayer.load_game(db, receipt.game_id)
     assert stored.status is GameStatus.RUNNING and stored.channel_id == CHANNEL
+
+
+async def test_a_second_deal_at_a_table_that_plays_a_running_game_is_refused(db: Database) -> None:
+    deal = TableChange(channel_id=CHANNEL, guild_id=GUILD, new_game=new_game([human(1), robot()]),
+                       state={"phase": "playing"}, playing=True)
+    [first] = await dblayer.commit_changes(db, [deal])
+    [again] = await dblayer.commit_changes(db, [deal])
+    assert isinstance(again, TablePlaying) and again.game_id == first.game_id
+    assert [game.id for game in await dblayer.unfinished_games(db)] == [first.game_id]
+    await dblayer.abort_game(db, first.game_id, "test")  # a game no longer running: a new deal is fine
+    [third] = await dblayer.commit_changes(db, [deal])
+    assert isinstance(third, ChangeReceipt) and third.game_id != first.game_id
 
 
 async def test_a_refused_action_stores_nothing_of_its_change_and_the_batch_goes_on(db: Database, make_game) -> None:

@@ -161,6 +161,25 @@ async def test_a_move_stored_although_its_answer_was_lost(make_harness, driver) 
     assert len(harness.notifier.snapshots) > shown  # the table as stored was shown
 
 
+async def test_a_deal_stored_although_its_answer_was_lost(make_harness) -> None:
+    """Dealing again would leave the stored game running behind the table: the
+    deal is refused, and the table is read back playing the game that was stored."""
+    harness = await make_harness()
+    users = await harness.open_table(humans=2)
+    harness.database.lying = {"game"}
+    with pytest.raises(Unavailable):
+        await harness.service.start_game(CHANNEL, users[0])
+    harness.database.lying = set()
+    assert harness.state().table.phase is Phase.LOBBY  # memory missed the deal
+    with pytest.raises(Refused):
+        await harness.service.start_game(CHANNEL, users[0])
+    await harness.assert_memory_is_the_database()
+    assert harness.state().table.phase is Phase.PLAYING
+    running = await db.unfinished_games(harness.database)
+    assert [game.id for game in running] == [harness.state().table.game_id]
+    assert_one_owner(harness.service)
+
+
 async def test_an_out_of_turn_chop(make_harness) -> None:
     harness = await make_harness(deal_seed=find_deal_seed())
     users = await harness.open_table(humans=4)
