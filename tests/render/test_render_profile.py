@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import random
 
 import pytest
@@ -10,18 +9,11 @@ from PIL import Image
 
 import render
 from render import profile
+from tests.render.test_render_replay import decode
 
 SIZE_LIMIT = 250 * 1024
 LINES = [("Games", "50"), ("First places", "14 (28%)"), ("Chops made", "6"), ("Chops suffered", "3"),
          ("Best game", "+4,200"), ("Rating", "1,612"), ("Peak", "1,655")]
-
-
-def decode(picture: bytes) -> Image.Image:
-    assert picture.startswith(b"\xff\xd8\xff")
-    image = Image.open(io.BytesIO(picture))
-    assert image.format == "JPEG"
-    image.load()
-    return image.convert("RGB")
 
 
 def draw(ratings, balances, *, name: str = "Nguyễn Văn Tường", lines=LINES) -> Image.Image:
