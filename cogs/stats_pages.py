@@ -154,4 +154,5 @@ def _profile_picture(name: str, ratings: list[int], balances: list[int | None], 
 
     return render_profile(name=name, ratings=ratings, balances=balances, lines=lines,
                           rating_title=t(lang, "profile.rating_chart", count=len(ratings)),
-                          balance_title=t(lang, "profile.chips_chart"), empty_text=t(lang, "profile.no_games"))
+                          balance_title=t(lang, "profile.chips_chart"), empty_text=t(lang, "profile.no_games"),
+                          number=lambda value: number(value, lang))

@@ -11,7 +11,7 @@ value is never shown as if it had been measured.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PIL import Image, ImageDraw
 
@@ -56,6 +56,10 @@ _BALANCE_INK = (120, 200, 255)
 Series = Sequence[int | None]
 
 
+Numbers = Callable[[int], str]
+"""How a number is written (thousands grouped as the reader's language does)."""
+
+
 def _number(value: int) -> str:
     return f"{value:,}"
 
@@ -65,9 +69,9 @@ def _value_range(values: Series) -> tuple[int, int] | None:
     return (min(known), max(known)) if known else None
 
 
-def _gutter(*series: Series) -> int:
+def _gutter(number: Numbers, *series: Series) -> int:
     """Width of the axis labels: the widest min/max label of both charts, so their x axes line up."""
-    labels = [_number(v) for values in series if (span := _value_range(values)) for v in span]
+    labels = [number(v) for values in series if (span := _value_range(values)) for v in span]
     widest = max((text_width(label, _AXIS_SIZE) for label in labels), default=0)
     return max(_GUTTER_MIN, min(_GUTTER_MAX, math.ceil(widest) + 8))
 
@@ -144,7 +148,7 @@ def _draw_last(draw: ImageDraw.ImageDraw, point: tuple[float, float], ink: tuple
 
 
 def _draw_axes(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], values: Series,
-               gutter: int) -> None:
+               gutter: int, number: Numbers) -> None:
     """Subtle gridlines at the min, the middle and the max, with the min and max labelled."""
     left, top, right, bottom = box
     low, high = _value_range(values)
@@ -154,19 +158,19 @@ def _draw_axes(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], values
     for y in {high_y, (high_y + low_y) // 2, low_y}:
         draw.line([(left, y), (right, y)], fill=_GRID, width=1)
     for value, y in {(high, high_y), (low, low_y)}:
-        label = fit_text(_number(value), _AXIS_SIZE, gutter - 6)  # only absurd numbers get cut
+        label = fit_text(number(value), _AXIS_SIZE, gutter - 6)  # only absurd numbers get cut
         draw_text(draw, (left - 6 - text_width(label, _AXIS_SIZE), y + _AXIS_SIZE * 0.36),
                   label, _AXIS_SIZE, _MUTED_TEXT)
 
 
 def _draw_chart_title(draw: ImageDraw.ImageDraw, panel: tuple[int, int, int, int], title: str,
-                      last: int | None, ink: tuple[int, int, int]) -> None:
+                      last: int | None, ink: tuple[int, int, int], number: Numbers) -> None:
     """The title on the left and the last value, larger and in the line's colour, on the right."""
     left, top, right, _ = panel
     baseline = top + _INSET + _CHART_TITLE_SIZE
     last_width = 0.0
     if last is not None:
-        last_text = fit_text(_number(last), _LAST_SIZE, (right - left) / 2)
+        last_text = fit_text(number(last), _LAST_SIZE, (right - left) / 2)
         last_width = text_width(last_text, _LAST_SIZE)
         draw_text(draw, (right - _INSET - last_width, baseline), last_text, _LAST_SIZE, ink)
     draw_text(draw, (left + _INSET, baseline), title, _CHART_TITLE_SIZE, _NAME_TEXT,
@@ -174,7 +178,7 @@ def _draw_chart_title(draw: ImageDraw.ImageDraw, panel: tuple[int, int, int, int
 
 
 def _draw_chart(canvas: Image.Image, panel: tuple[int, int, int, int], title: str,
-                values: Series, ink: tuple[int, int, int], gutter: int, empty_text: str) -> None:
+                values: Series, ink: tuple[int, int, int], gutter: int, empty_text: str, number: Numbers) -> None:
     draw = ImageDraw.Draw(canvas)
     left, top, right, bottom = panel
     draw.rounded_rectangle(panel, 12, fill=_PANEL)
@@ -182,14 +186,14 @@ def _draw_chart(canvas: Image.Image, panel: tuple[int, int, int, int], title: st
             right - _INSET - _RIGHT_PAD, bottom - _INSET)
     points = _points(values, plot)
     known = [(point, value) for point, value in zip(points, values) if point is not None]
-    _draw_chart_title(draw, panel, title, known[-1][1] if known else None, ink)
+    _draw_chart_title(draw, panel, title, known[-1][1] if known else None, ink, number)
     if not known:  # no games, or no balance known for any of them
         draw_text(draw, ((plot[0] + plot[2]) / 2, (plot[1] + plot[3]) / 2 + 6), empty_text,
                   _CHART_TITLE_SIZE, _MUTED_TEXT, max_width=plot[2] - plot[0], anchor="ms")
         return
     runs = _segments(points)
     _draw_fill(draw, plot, runs, ink)
-    _draw_axes(draw, plot, values, gutter)
+    _draw_axes(draw, plot, values, gutter, number)
     _draw_line(canvas, plot, runs, ink)
     _draw_last(draw, known[-1][0], ink)
 
@@ -223,6 +227,7 @@ def render_profile(
     rating_title: str,
     balance_title: str,
     empty_text: str,
+    number: Numbers = _number,
 ) -> bytes:
     """JPEG of a player's profile, always :data:`PROFILE_SIZE` px.
 
@@ -232,7 +237,8 @@ def render_profile(
     last value; with no games both charts show ``empty_text``.  ``lines``
     (at most :data:`MAX_LINES` translated ``(label, value)`` pairs) are
     listed beside the charts.  ``name`` may be any Unicode; long texts are
-    cut with "…".
+    cut with "…".  ``number`` writes the axis labels and last values
+    (default: thousands grouped by commas).
     """
     if len(ratings) != len(balances):
         raise ValueError(f"{len(ratings)} ratings but {len(balances)} balances")
@@ -246,13 +252,13 @@ def render_profile(
     top = MARGIN + _TITLE_HEIGHT
     chart_right = width - MARGIN - _LINES_WIDTH - _PANEL_GAP
     chart_height = (height - MARGIN - top - _PANEL_GAP) // 2
-    gutter = _gutter(ratings, balances)
+    gutter = _gutter(number, ratings, balances)
     rating_panel = (MARGIN, top, chart_right, top + chart_height)
     balance_top = top + chart_height + _PANEL_GAP
     balance_panel = (MARGIN, balance_top, chart_right, balance_top + chart_height)
     # Games but no balance known for any: a dash, as "no rated games" would be untrue.
-    _draw_chart(canvas, rating_panel, rating_title, ratings, _RATING_INK, gutter, empty_text)
+    _draw_chart(canvas, rating_panel, rating_title, ratings, _RATING_INK, gutter, empty_text, number)
     _draw_chart(canvas, balance_panel, balance_title, balances, _BALANCE_INK, gutter,
-                empty_text if not ratings else "—")
+                empty_text if not ratings else "—", number)
     _draw_lines(canvas, (chart_right + _PANEL_GAP, top, width - MARGIN, height - MARGIN), lines)
     return _encode(canvas)
