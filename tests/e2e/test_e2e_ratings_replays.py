@@ -154,3 +154,17 @@ async def test_a_server_can_rate_only_ranked_tables(fake_discord, start_bot, mak
     summary = await fake.wait_for(lambda: summary_message(fake), what="the summary")
     assert field(summary, t("en", "summary.ratings")) is None
     assert await db.player_rating(bot.database, fake.guild.id, fake.users[0].id) is None
+
+
+async def test_replay_buttons_work_after_a_restart(fake_discord, start_bot, make_bot):
+    fake = fake_discord
+    first = await start_bot(make_bot())
+    players = fake.users[:2]
+    driver = await open_table(fake, players, "mien-nam")
+    await driver.play_to_the_end()
+    summary = await fake.wait_for(lambda: summary_message(fake), what="the summary")
+    shown = (await fake.click(players[0], summary, replay_button(summary, "open"))).message
+    await first.stop()
+    await start_bot(make_bot())
+    stepped = await fake.click(players[0], shown, replay_button(shown, "next"))
+    assert footer(stepped.message).startswith("Step 1/")
