@@ -110,3 +110,15 @@ async def test_the_backfill_rates_old_games_as_live_play_did(db: Database, make_
     assert [row[0] for row in again] == [row[0] for row in live]
     for mine, theirs in zip(again, live):
         assert mine[1:3] == pytest.approx(theirs[1:3]) and mine[3:] == theirs[3:]
+
+
+def test_the_backfill_runs_as_a_command(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
+    done = subprocess.run([sys.executable, "-m", "db.backfill_ratings", url], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "rated 0 games"
