@@ -112,10 +112,12 @@ def test_the_position_bank_values_moves_in_the_true_deal_and_scores_a_variant(tm
         move = next((combo for combo in view.legal_plays if combo.mask == mask), None)
         assert value == bench.true_value(position.game, position.seat, move, position.types, 1)
     out = tmp_path / "s.json"
-    assert bench.main(["score", "--bank", str(bank), "--budget-ms", "5", "--hard", "batch=2", "--json", str(out)]) == 0
-    summary = json.loads(out.read_text())
-    assert summary["positions"] == len(positions) and summary["hard_options"] == {"batch": 2}
-    assert all(row[4] >= row[2] for row in summary["per_position"])  # the best is at least the chosen
+    assert bench.main(["score", "--bank", str(bank), "--budget-ms", "5", "--hard", "batch=2", "--variant", "",
+                       "--variant", "budget_ms=8 chains=2", "--json", str(out)]) == 0
+    first, second = json.loads(out.read_text())["variants"]
+    assert first["positions"] == len(positions) and first["hard_options"] == {"batch": 2}
+    assert second["budget_ms"] == 8 and second["hard_options"] == {"batch": 2, "chains": 2}
+    assert all(row[4] >= row[2] for row in first["per_position"])  # the best is at least the chosen
     capsys.readouterr()
     assert bench.main(["compare", str(out), str(out)]) == 0
-    assert "B - A: +0.0000" in capsys.readouterr().out
+    assert "base - base: +0.0000" in capsys.readouterr().out
