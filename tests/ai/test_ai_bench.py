@@ -121,3 +121,15 @@ def test_the_position_bank_values_moves_in_the_true_deal_and_scores_a_variant(tm
     capsys.readouterr()
     assert bench.main(["compare", str(out), str(out)]) == 0
     assert "base - base: +0.0000" in capsys.readouterr().out
+
+
+def test_variants_play_the_same_games_in_turn_and_are_compared_paired(tmp_path, capsys):
+    bench = _bench()
+    out = tmp_path / "v.json"
+    assert bench.main(["--pairing", "hard-greedy", "--games", "4", "--budget-ms", "5", "--hard", "clock=cpu",
+                       "--variant", "", "--variant", "types=greedy:1", "--json", str(out)]) == 0
+    base, typed = json.loads(out.read_text())
+    assert (base["variant"], typed["variant"]) == ("base", "types=greedy:1")
+    assert typed["hard_options"] == {"clock": "cpu", "types": "greedy:1"}
+    assert [game[:2] for game in base["per_game"]] == [game[:2] for game in typed["per_game"]]
+    assert "paired, types=greedy:1 - base: 4 games (1 deals)" in capsys.readouterr().out
