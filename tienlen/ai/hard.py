@@ -36,7 +36,9 @@ Options beyond the defaults (issue 23, steps 3 and 4; each measured in BENCHMARK
   of their hidden cards);
 * ``batch``: standard errors of the paired differences by batch means over
   this many consecutive worlds of a chain, for the elimination and the switch
-  rule (correlated worlds make the plain standard error too small).
+  rule (correlated worlds make the plain standard error too small);
+* ``scorer_sd``: instead of the switch rule, each candidate's paired mean is
+  shrunk towards the scorer's own value of it, weighted by their precisions.
 
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
 start of the decision; the first ``burn_in_share`` of it warms the chain
@@ -123,6 +125,7 @@ class HardPlayer:
         types: "str | dict[str, float] | None" = None,
         chains: int = 1,
         batch: int = 1,
+        scorer_sd: float | None = None,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -152,6 +155,11 @@ class HardPlayer:
         None: every other seat is the heuristic (no opponent model)."""
         self.chains = chains
         self.batch = batch
+        self.scorer_sd = scorer_sd
+        """With the scorer: how far (bet units, one standard deviation) its value of
+        a candidate relative to its first choice is trusted; the search's paired
+        mean is then shrunk towards it (precision-weighted) instead of the
+        ``switch_z`` rule.  None: the ``switch_z`` rule."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
@@ -190,7 +198,11 @@ class HardPlayer:
         candidates = self._candidates(ranked)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(view, candidates, rng, start, self._switch_z(situation))
+        priors = None
+        if self.scorer_sd is not None and self._uses_scorer(situation):
+            values = {id(move): value for value, move in ranked}
+            priors = [values[id(move)] - values[id(candidates[0])] for move in candidates]
+        return self._search(view, candidates, rng, start, self._switch_z(situation), priors)
 
     def _uses_scorer(self, situation: Situation) -> bool:
         return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
@@ -212,7 +224,7 @@ class HardPlayer:
         return chosen
 
     def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random,
-                start: float, switch_z: float) -> Combo | None:
+                start: float, switch_z: float, priors: list[float] | None = None) -> Combo | None:
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
@@ -255,6 +267,8 @@ class HardPlayer:
         self.last_worlds = evaluated
         if not evaluated:
             return candidates[0]
+        if priors is not None and 0 in alive:
+            return candidates[_shrunk_best(alive, results, priors, self.scorer_sd, groups)]
         best = max(alive, key=lambda index: (sum(results[index]), -index))
         if switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], switch_z, groups):
             best = 0  # not clearly better than the heuristic's choice: keep that
@@ -412,6 +426,23 @@ def _paired(mine: list[float], theirs: list[float], groups: list | None = None) 
         return mean, math.inf
     variance = batches / (batches - 1) * sum(total * total for total in sums.values()) / worlds ** 2
     return mean, math.sqrt(variance)
+
+
+def _shrunk_best(alive: list[int], results: list[list[float]], priors: list[float], prior_sd: float,
+                 groups: list | None) -> int:
+    """The candidate whose difference to the first one is best once the
+    search's paired mean (with its standard error) and the scorer's value
+    (with ``prior_sd``) are combined by their precisions."""
+    def combined(index: int) -> float:
+        if index == 0:
+            return 0.0
+        mean, error = _paired(results[index], results[0], groups)
+        if error == 0:
+            return mean
+        weight, prior_weight = 1 / error ** 2, 1 / prior_sd ** 2
+        return (mean * weight + priors[index] * prior_weight) / (weight + prior_weight)
+
+    return max(alive, key=lambda index: (combined(index), -index))
 
 
 def _batches(groups: list | None) -> int | None:
