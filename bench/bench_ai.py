@@ -43,6 +43,14 @@ several against it)::
     python bench/bench_ai.py --pairing oracle-normal --games 200 --hard depth=2 --workers 2   # plans its own later moves too
     python bench/bench_ai.py --pairing oracle-normal --games 400 --hard depth=2 --hard inner_moves=1 --hard inner_width=2
 
+Variants under the same load: ``--variant`` (repeatable) plays each variant on the
+same games, taking turns game by game, and prints each against the first, paired
+(on a busy machine even a CPU-time budget buys fewer worlds, so separate runs
+made at different times are not comparable)::
+
+    nice -n 19 python bench/bench_ai.py --pairing hard-heuristic --games 400 --hard clock=cpu \
+        --variant "" --variant "types=heuristic:1,easy:1,greedy:1" --json ab.json
+
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """
 
@@ -103,6 +111,8 @@ class GameResult:
     """Per level: (wall, CPU) seconds of every decision."""
     searched: list[tuple[float, float]] = field(default_factory=list)
     worlds: list[int] = field(default_factory=list)
+    variant: int = 0
+    """Which ``--variant`` played the hero (0 without variants)."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +130,7 @@ class Job:
     """Keyword overrides for ``HardPlayer`` (``--hard name=value``), for experiments."""
     plus_weights: str | None = None
     """Weights file of the ``normal+`` hero (``--plus-weights``; default: the shipped ones)."""
+    variant: int = 0
 
 
 class Timed:
@@ -239,7 +250,7 @@ def play_one(job: Job) -> GameResult:
     deal = job.seed * 1_000_000 + job.index // job.players
     hero = job.index % job.players
     game = Game.deal(RULESETS[job.preset], job.players, deal)
-    result = GameResult(job.index, deal, hero, False, 0, 0)
+    result = GameResult(job.index, deal, hero, False, 0, 0, variant=job.variant)
     players = [Timed(_make(job.other_level, job), result) for _ in range(job.players)]
     players[hero] = Timed(_make(job.hero_level, job, hero=True), result)
     if isinstance(players[hero].inner, Oracle):
@@ -365,13 +376,25 @@ class Sprt:
 
 
 # ------------------------------------------------------------------------ run
-def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
+def variant_options(args: argparse.Namespace) -> list[tuple[str, tuple]]:
+    """(name, ``HardPlayer`` overrides) per ``--variant`` ("NAME=VALUE ...", on
+    top of ``--hard``); without ``--variant``, ``--hard`` alone."""
+    common = dict(_option(text) for text in args.hard)
+    return [(text or "base", tuple({**common, **dict(_option(part) for part in text.split())}.items()))
+            for text in args.variant or [""]]
+
+
+def run_pairing(pairing: str, args: argparse.Namespace) -> dict | list[dict]:
+    """One pairing's summary; with several ``--variant``, one per variant:
+    their games take turns (game by game on the same deals), so that the
+    machine's load falls on all of them alike."""
     hero_level, other_level = levels_of(pairing)
+    variants = variant_options(args)
     jobs = [
         Job(index, hero_level, other_level, args.rules, args.players, args.seed, args.budget_ms,
-            tuple(_option(text) for text in args.hard), tuple(_option(text) for text in args.normal),
-            args.plus_weights)
+            options, tuple(_option(text) for text in args.normal), args.plus_weights, variant)
         for index in range(args.games)
+        for variant, (_, options) in enumerate(variants)
     ]
     sprt = Sprt(*args.sprt, players=args.players) if args.sprt else None
     start = time.perf_counter()
@@ -380,14 +403,14 @@ def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
         with multiprocessing.get_context("fork").Pool(args.workers) as pool:
             for result in pool.imap_unordered(play_one, jobs, chunksize=1):
                 results.append(result)
-                _progress(pairing, results, args.games, start)
+                _progress(pairing, results, len(jobs), start)
                 if sprt is not None and sprt.decided(results):
                     pool.terminate()
                     break
     else:
         for job in jobs:
             results.append(play_one(job))
-            _progress(pairing, results, args.games, start)
+            _progress(pairing, results, len(jobs), start)
             if sprt is not None and sprt.decided(results):
                 break
     if sprt is not None:
@@ -400,12 +423,17 @@ def run_pairing(pairing: str, args: argparse.Namespace) -> dict:
         "budget_ms": args.budget_ms,
         "workers": args.workers,
         "wall_s": wall,
-        "hard_options": dict(_option(text) for text in args.hard),
         "normal_weights": dict(_option(text) for text in args.normal),
         "plus_weights": os.path.basename(args.plus_weights) if args.plus_weights else None,
         "sprt": sprt.verdict if sprt is not None else None,
     }
-    return summarise(pairing, results, settings)
+    summaries = [
+        summarise(pairing if len(variants) == 1 else f"{pairing} [{name}]",
+                  [result for result in results if result.variant == number],
+                  {**settings, "variant": name, "hard_options": dict(options)})
+        for number, (name, options) in enumerate(variants)
+    ]
+    return summaries[0] if len(variants) == 1 else summaries
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -456,11 +484,18 @@ def markdown(summaries: list[dict]) -> str:
 
 def compare(first: str, second: str) -> str:
     """Paired differences (second - first) in first place and units, one
-    sample per deal over the games both runs played."""
+    sample per deal over the games both runs played (the first summary of each file)."""
     with open(first, encoding="utf-8") as handle:
-        a = {index: (deal, place, units) for index, deal, place, units in json.load(handle)[0]["per_game"]}
+        a = json.load(handle)[0]
     with open(second, encoding="utf-8") as handle:
-        b = {index: (deal, place, units) for index, deal, place, units in json.load(handle)[0]["per_game"]}
+        b = json.load(handle)[0]
+    return paired(a, b)
+
+
+def paired(summary_a: dict, summary_b: dict) -> str:
+    """B - A, game by game on the games both played."""
+    a = {index: (deal, place, units) for index, deal, place, units in summary_a["per_game"]}
+    b = {index: (deal, place, units) for index, deal, place, units in summary_b["per_game"]}
     firsts: dict[int, list[float]] = {}
     units: dict[int, list[float]] = {}
     for index in sorted(set(a) & set(b)):
@@ -489,6 +524,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hard", action="append", default=[], metavar="NAME=VALUE",
                         help="override a HardPlayer setting (experiments), e.g. --hard width=4; "
                              "--hard clock=cpu counts the budget in CPU time (for comparisons on a busy machine)")
+    parser.add_argument("--variant", action="append", default=[], metavar='"NAME=VALUE ..."',
+                        help="a hard variant (overrides on top of --hard), repeatable: the variants play the same "
+                             "deals, taking turns game by game, and are compared paired with the first")
     parser.add_argument("--normal", action="append", default=[], metavar="NAME=VALUE",
                         help="override a weight of the normal heuristic (experiments; every normal seat)")
     parser.add_argument("--plus-weights", help="weights file for the normal+ hero (default: the shipped ones)")
@@ -498,12 +536,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
                         help="only compare two --json runs game by game (same seed and games)")
     args = parser.parse_args(argv)
+    if args.sprt and len(args.variant) > 1:
+        parser.error("--sprt tests one hero: use it without several --variant")
     if args.compare:
         print(compare(*args.compare))
         return 0
     pairings = ["normal-easy", "hard-normal"] if args.pairing == "both" else [args.pairing]
-    summaries = [run_pairing(pairing, args) for pairing in pairings]
+    summaries = []
+    for pairing in pairings:
+        found = run_pairing(pairing, args)
+        summaries += found if isinstance(found, list) else [found]
     print(markdown(summaries))
+    if args.variant and len(args.variant) > 1:
+        for other in summaries[1:]:
+            print(f"- paired, {other['variant']} - {summaries[0]['variant']}: {paired(summaries[0], other)}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(summaries, handle, indent=2)

@@ -113,7 +113,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
 
+from bench_ai import paired, variant_options  # noqa: E402
 from tienlen import RULESETS, Game  # noqa: E402
 from tienlen.ai import make_player, play_game  # noqa: E402
 from tienlen.ai.easy import lowest_key  # noqa: E402
@@ -603,6 +605,7 @@ class Job:
     timeout_s: float
     hard_options: tuple = ()
     """Keyword overrides for ``HardPlayer`` (``--hard name=value``; ``clock=cpu`` counts CPU time)."""
+    variant: int = 0
 
 
 @dataclass
@@ -613,6 +616,7 @@ class GameResult:
     place: int
     units: int
     external: ExternalStats
+    variant: int = 0
 
 
 def _make(name: str, job: Job, stats: ExternalStats):
@@ -629,16 +633,6 @@ def _make(name: str, job: Job, stats: ExternalStats):
     return make_player(name, budget_ms=job.budget_ms)
 
 
-def _option(text: str) -> tuple[str, object]:
-    name, _, value = text.partition("=")
-    for convert in (int, float):
-        try:
-            return name, convert(value)
-        except ValueError:
-            pass
-    return name, {"None": None, "True": True, "False": False}.get(value, value)
-
-
 def play_one(job: Job) -> GameResult:
     """One game: the hero in seat ``index % 4`` of deal ``index // 4``."""
     deal = job.seed * 1_000_000 + job.index // PLAYERS
@@ -648,7 +642,7 @@ def play_one(job: Job) -> GameResult:
     players = [_make(job.other, job, stats) for _ in range(PLAYERS)]
     players[hero] = _make(job.hero, job, stats)
     play_game(game, players, seed=job.index)
-    return GameResult(job.index, deal, hero, game.places.index(hero), game.settlement()[hero], stats)
+    return GameResult(job.index, deal, hero, game.places.index(hero), game.settlement()[hero], stats, job.variant)
 
 
 def clustered_mean(values_by_deal: dict[int, list[float]]) -> tuple[float, float]:
@@ -704,32 +698,37 @@ def summarise(pairing: str, results: list[GameResult], settings: dict) -> dict:
     }
 
 
-def run_pairing(pairing: str, hero: str, other: str, args: argparse.Namespace, classpath: str) -> dict:
+def run_pairing(pairing: str, hero: str, other: str, args: argparse.Namespace, classpath: str) -> list[dict]:
+    """One summary per ``--variant`` of ``hard`` (one without): the variants
+    play the same games, taking turns game by game (the same load for all)."""
     max_ms = args.ext_ms if args.ext_ms else int(args.ext_timeout_s * 1000)
     min_ms = max(1, round(args.ext_ms * 2 / 7)) if args.ext_ms else max_ms
     iterations = 1_000_000_000 if args.ext_ms else args.ext_iterations
+    variants = variant_options(args)
     jobs = [Job(index, pairing, hero, other, args.seed, args.budget_ms, classpath, args.java,
-                iterations, max_ms, min_ms, args.ext_timeout_s + 10.0, tuple(_option(text) for text in args.hard))
-            for index in range(args.games)]
+                iterations, max_ms, min_ms, args.ext_timeout_s + 10.0, options, variant)
+            for index in range(args.games) for variant, (_, options) in enumerate(variants)]
     start = time.perf_counter()
     results: list[GameResult] = []
     if args.workers > 1:
         with multiprocessing.get_context("fork").Pool(args.workers) as pool:
             for result in pool.imap_unordered(play_one, jobs, chunksize=1):
                 results.append(result)
-                _progress(pairing, results, args.games, start)
+                _progress(pairing, results, len(jobs), start)
     else:
         for job in jobs:
             results.append(play_one(job))
-            _progress(pairing, results, args.games, start)
+            _progress(pairing, results, len(jobs), start)
     settings = {
         "rules": "mien-nam", "players": PLAYERS, "seed": args.seed, "budget_ms": args.budget_ms,
         "workers": args.workers, "wall_s": time.perf_counter() - start,
         "ext_budget": f"{args.ext_ms} ms" if args.ext_ms else f"{args.ext_iterations} iterations",
-        "hard_options": dict(_option(text) for text in args.hard),
         "source": {"repo": SOURCE_REPO, "commit": SOURCE_COMMIT, "licence": SOURCE_LICENCE},
     }
-    return summarise(pairing, results, settings)
+    return [summarise(pairing if len(variants) == 1 else f"{pairing} [{name}]",
+                      [result for result in results if result.variant == number],
+                      {**settings, "variant": name, "hard_options": dict(options)})
+            for number, (name, options) in enumerate(variants)]
 
 
 def _progress(pairing: str, results: list[GameResult], total: int, start: float) -> None:
@@ -795,21 +794,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the summaries (with every game's place and units) to this file")
     parser.add_argument("--hard", action="append", default=[], metavar="NAME=VALUE",
                         help="override a HardPlayer setting, e.g. --hard clock=cpu --hard scorer=shipped")
+    parser.add_argument("--variant", action="append", default=[], metavar='"NAME=VALUE ..."',
+                        help="a hard variant (on top of --hard), repeatable: the variants play the same games "
+                             "taking turns and are compared paired with the first")
     args = parser.parse_args(argv)
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
     unknown = [level for level in levels if level not in LEVELS]
     if unknown or args.games % PLAYERS:
         parser.error(f"unknown level(s) {unknown}" if unknown else "--games must be a multiple of 4")
     classpath = prepare_bridge(args.player_path, args.java)
-    summaries = []
+    summaries, comparisons = [], []
     try:
         for pairing, hero, other in pairings(levels, args.direction):
-            summaries.append(run_pairing(pairing, hero, other, args, classpath))
+            found = run_pairing(pairing, hero, other, args, classpath)
+            summaries += found
+            comparisons += [f"- paired, {variant['pairing']} - {found[0]['pairing']}: {paired(found[0], variant)}"
+                            for variant in found[1:]]
     finally:
         for bridge in _BRIDGE.values():
             bridge.close()
         shutil.rmtree(classpath.split(os.pathsep)[-1], ignore_errors=True)
-    print(markdown(summaries))
+    print("\n".join([markdown(summaries), *comparisons]))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(summaries, handle, indent=2)

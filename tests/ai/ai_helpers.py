@@ -14,8 +14,8 @@ PRESETS = sorted(RULESETS)
 
 def fast_players() -> dict[str, object]:
     """One player per level (``normal`` is the learned scorer), the heuristic,
-    and ``hard`` with and without the learned scorer; ``hard`` searches a few
-    deterministic worlds."""
+    and ``hard`` with and without the learned scorer and with the opponent model
+    and two chains; ``hard`` searches a few deterministic worlds."""
     from tienlen.ai.plus import NormalPlusPlayer
 
     return {
@@ -24,6 +24,8 @@ def fast_players() -> dict[str, object]:
         "hard": HardPlayer(samples=2, width=3, burn_in_steps=10, thinning=2, scorer="shipped", search_chops=True),
         "heuristic": NormalPlayer(),
         "hard-heuristic": HardPlayer(samples=2, width=3, burn_in_steps=10, thinning=2, scorer=None),
+        "hard-typed": HardPlayer(samples=2, width=3, burn_in_steps=10, thinning=2, types="heuristic:1,easy:1,greedy:1",
+                                 chains=2, batch=2),
     }
 
 

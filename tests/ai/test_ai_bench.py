@@ -87,3 +87,49 @@ def test_the_sequential_test_stops_when_the_evidence_is_clear():
     sprt = bench.Sprt(0.0, 0.5, players=4)
     assert sprt.decided(level) and sprt.verdict["accepted"] == "H0"
     assert not bench.Sprt(0.0, 0.2, players=4).decided(better[:40])  # too few deals yet
+
+
+def _positions_bench():
+    spec = importlib.util.spec_from_file_location("bench_positions_under_test", _PATH.with_name("bench_positions.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_position_bank_values_moves_in_the_true_deal_and_scores_a_variant(tmp_path, capsys):
+    bench = _positions_bench()
+    bank = tmp_path / "bank.pkl"
+    assert bench.main(["build", "--opponents", "greedy", "--deals", "3", "--out", str(bank)]) == 0
+    import pickle
+
+    meta, positions = pickle.loads(bank.read_bytes())
+    assert positions and meta["opponents"] == "greedy"
+    position = positions[0]
+    assert position.types[position.seat] == "hero" and position.scorer_choice in position.values
+    view = position.game.view(position.seat)
+    for mask, value in position.values.items():
+        move = next((combo for combo in view.legal_plays if combo.mask == mask), None)
+        assert value == bench.true_value(position.game, position.seat, move, position.types, 1)
+    out = tmp_path / "s.json"
+    assert bench.main(["score", "--bank", str(bank), "--budget-ms", "5", "--hard", "batch=2", "--variant", "",
+                       "--variant", "budget_ms=8 chains=2", "--json", str(out)]) == 0
+    first, second = json.loads(out.read_text())["variants"]
+    assert first["positions"] == len(positions) and first["hard_options"] == {"batch": 2}
+    assert second["budget_ms"] == 8 and second["hard_options"] == {"batch": 2, "chains": 2}
+    assert all(row[4] >= row[2] for row in first["per_position"])  # the best is at least the chosen
+    capsys.readouterr()
+    assert bench.main(["compare", str(out), str(out)]) == 0
+    assert "base - base: +0.0000" in capsys.readouterr().out
+
+
+def test_variants_play_the_same_games_in_turn_and_are_compared_paired(tmp_path, capsys):
+    bench = _bench()
+    out = tmp_path / "v.json"
+    assert bench.main(["--pairing", "hard-greedy", "--games", "4", "--budget-ms", "5", "--hard", "clock=cpu",
+                       "--variant", "", "--variant", "types=greedy:1", "--json", str(out)]) == 0
+    base, typed = json.loads(out.read_text())
+    assert (base["variant"], typed["variant"]) == ("base", "types=greedy:1")
+    assert typed["hard_options"] == {"clock": "cpu", "types": "greedy:1"}
+    assert [game[:2] for game in base["per_game"]] == [game[:2] for game in typed["per_game"]]
+    assert "paired, types=greedy:1 - base: 4 games (1 deals)" in capsys.readouterr().out

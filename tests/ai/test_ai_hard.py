@@ -72,3 +72,14 @@ def test_an_out_of_turn_chop_is_searched_against_letting_it_go():
     # with the scorer, only where it was trained (4 players, mien-nam): here the heuristic answers
     player = HardPlayer(samples=4, burn_in_steps=10, thinning=2, search_chops=True)
     assert player.choose(view, random.Random(0)) == move and player.last_worlds == 0
+
+
+def test_the_scorer_prior_is_weighed_against_the_searched_evidence():
+    from tienlen.ai.hard import _shrunk_best
+
+    noisy = [[0.0, 0.0, 0.0, 0.0], [3.0, -2.0, 3.0, -2.0], [0.0, 1.0, 0.0, 1.0]]  # 1 is +0.5 ± 1.25
+    priors = [0.0, -1.0, 0.2]
+    assert _shrunk_best([0, 1, 2], noisy, priors, 0.5, None) == 2  # little evidence: the scorer's values decide
+    clear = [[0.0] * 8, [2.0, 2.1, 1.9, 2.0, 2.0, 2.1, 1.9, 2.0], [0.0] * 8]
+    assert _shrunk_best([0, 1, 2], clear, priors, 0.5, None) == 1  # clear evidence overrules the scorer
+    assert _shrunk_best([0, 1, 2], clear, [0.0, -50.0, 0.0], 0.01, None) == 0  # ... unless it is very sure

@@ -7,6 +7,11 @@ offering out-of-turn chops (4 đôi thông) to the other seats after every play,
 as the bot does.  ``observe`` sees every decision (for latency measurements
 and legality checks).
 
+:func:`play_out` finishes a game with one *policy* per seat (a function of that
+seat's :class:`~tienlen.ai.situation.Situation`): the loop of search play-outs
+and training labels, where building a full view for every move would cost more
+than the move.
+
 >>> from tienlen import Game, RULESETS
 >>> from tienlen.ai import make_player
 >>> game = Game.deal(RULESETS["mien-nam"], 4, seed=3)
@@ -21,12 +26,13 @@ import random
 import time
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
+from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
 
 if TYPE_CHECKING:
     from tienlen.game import Game, SeatView
 
-__all__ = ["Player", "Observer", "play_game", "apply_move", "offer_out_of_turn", "MAX_ACTIONS"]
+__all__ = ["Player", "Observer", "Policy", "play_game", "play_out", "chop_out_of_turn", "apply_move", "offer_out_of_turn", "MAX_ACTIONS"]
 
 MAX_ACTIONS = 2_000
 """No real game comes close (52 cards, every pass ends a round soon)."""
@@ -43,6 +49,8 @@ class Player(Protocol):
 
 Observer = Callable[[int, "SeatView", "Combo | None", float], None]
 """Called as ``observe(seat, view, move, seconds)`` after each decision."""
+Policy = Callable[[Situation], "Combo | None"]
+"""A seat's play from its own knowledge: on its turn, or out of turn (a chop or None)."""
 
 
 def apply_move(game: "Game", seat: int, move: Combo | None) -> None:
@@ -111,3 +119,41 @@ def play_game(
     if not game.finished:
         raise RuntimeError(f"game did not finish within {max_actions} actions")
     return game
+
+
+def play_out(game: "Game", policies: Sequence[Policy], max_actions: int = MAX_ACTIONS, *,
+             decliner: int | None = None, declined: Combo | None = None) -> "Game":
+    """Finish ``game`` with one policy per seat (each seeing only its own
+    hand), offering out-of-turn chops as the table does; ``decliner`` is not
+    offered a chop on the top ``declined`` again (it let it go)."""
+    for _ in range(max_actions):
+        if game.finished:
+            return game
+        skip = decliner if declined is not None and game.top is declined else None
+        if game.rules.four_pairs_out_of_turn and chop_out_of_turn(game, policies, skip):
+            continue
+        seat = game.turn
+        assert seat is not None
+        if game.top is not None and not game.legal_plays(seat):
+            game.pass_turn(seat)  # nothing beats the top: no need to think
+            continue
+        apply_move(game, seat, policies[seat](Situation.from_game(game, seat)))
+    raise RuntimeError("play-out did not finish")
+
+
+def chop_out_of_turn(game: "Game", policies: Sequence[Policy], skip: int | None = None) -> bool:
+    """Offer the seats that may chop out of turn now (in seat order after the
+    top's owner, ``skip`` aside) to their policies; play the first chop taken."""
+    top = game.top
+    if top is None or top.chop_target is None:
+        return False
+    owner = game.top_owner if game.top_owner is not None else 0
+    for step in range(1, game.players):
+        seat = (owner + step) % game.players
+        if seat == game.turn or seat == skip or not game.legal_plays(seat):
+            continue
+        move = policies[seat](Situation.from_game(game, seat))
+        if move is not None:
+            game.play(seat, move)
+            return True
+    return False

@@ -25,6 +25,21 @@ For each decision with a real choice:
    it must beat the scorer's own choice by :data:`SCORER_SWITCH_Z` standard
    errors of the paired differences, else the scorer's choice stands.
 
+Options beyond the defaults (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
+
+* ``types``: an opponent model (:mod:`tienlen.ai.opponents`): prior weights over
+  player types (``heuristic``, ``easy``, ``greedy``); the chain weighs deals by
+  the mixture, and each world draws each other seat's type from its posterior
+  given that world's hand, which then plays that seat in the play-outs;
+* ``chains``: several independent chains, each started from its own uniform
+  deal, handing out worlds in turn (consecutive worlds of one chain share most
+  of their hidden cards);
+* ``batch``: standard errors of the paired differences by batch means over
+  this many consecutive worlds of a chain, for the elimination and the switch
+  rule (correlated worlds make the plain standard error too small);
+* ``scorer_sd``: instead of the switch rule, each candidate's paired mean is
+  shrunk towards the scorer's own value of it, weighted by their precisions.
+
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
 start of the decision; the first ``burn_in_share`` of it warms the chain
 up), or exactly ``samples`` worlds after ``burn_in_steps`` chain steps when
@@ -36,15 +51,17 @@ unless ``search_chops`` (then taking it and letting it go are searched).
 from __future__ import annotations
 
 import gc
+import itertools
 import math
 import random
 import time
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-from tienlen.ai.arena import MAX_ACTIONS, apply_move
+from tienlen.ai.arena import MAX_ACTIONS, Policy, apply_move, play_out
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
 from tienlen.ai.inference import DEFAULT_TEMPERATURE, DealSampler, OpponentModel, record_decisions
-from tienlen.ai.sampling import WorldBuilder, apply_plain
+from tienlen.ai.opponents import TypedModel, draw_types, normal_heuristic, parse_prior, policy_for
+from tienlen.ai.sampling import SET_ASIDE, WorldBuilder, apply_plain
 from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
 
@@ -70,6 +87,11 @@ ELIMINATION_Z = 2.0
 """How many standard errors below the leader a candidate must be to be dropped."""
 MAX_FAILURES = 50
 """Give up a search after this many sampled deals that contradict the view."""
+Kinds = tuple[dict[int, str], int]
+"""A world's opponent types (seat -> type) and the seed of their play-outs' luck."""
+MIN_BATCHES = 4
+"""With batch means, no candidate is dropped before this many batches (too few
+batches give a standard error that is itself too noisy to act on)."""
 
 
 class HardPlayer:
@@ -100,6 +122,10 @@ class HardPlayer:
         scorer: "Model | str | None" = "shipped",
         hero_rollouts: bool = HERO_ROLLOUTS,
         search_chops: bool = SEARCH_CHOPS,
+        types: "str | dict[str, float] | None" = None,
+        chains: int = 1,
+        batch: int = 1,
+        scorer_sd: float | None = None,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -124,10 +150,23 @@ class HardPlayer:
         self.hero_rollouts = hero_rollouts
         self.search_chops = search_chops
         """Search an out-of-turn chop against letting it go (else ``normal`` answers)."""
+        self.prior = parse_prior(types) if isinstance(types, str) else types
+        """Prior weights over the other seats' types (:mod:`tienlen.ai.opponents`);
+        None: every other seat is the heuristic (no opponent model)."""
+        self.chains = chains
+        self.batch = batch
+        self.scorer_sd = scorer_sd
+        """With the scorer: how far (bet units, one standard deviation) its value of
+        a candidate relative to its first choice is trusted; the search's paired
+        mean is then shrunk towards it (precision-weighted) instead of the
+        ``switch_z`` rule.  None: the ``switch_z`` rule."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
-        """The inference chain of the last search, if one ran (for diagnostics)."""
+        """The (first) inference chain of the last search, if one ran (for diagnostics)."""
+        self.last_types: dict[int, dict[str, float]] = {}
+        """With ``types``: per other seat, the mean posterior weight of each type
+        over the last search's worlds (for diagnostics)."""
 
     def choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
         # The search allocates millions of short-lived acyclic objects; pausing
@@ -145,6 +184,7 @@ class HardPlayer:
         start = self.clock()  # the budget covers the whole decision, ranking included
         self.last_worlds = 0
         self.last_chain = None
+        self.last_types = {}
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
@@ -158,7 +198,11 @@ class HardPlayer:
         candidates = self._candidates(ranked)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(view, candidates, rng, start, self._switch_z(situation))
+        priors = None
+        if self.scorer_sd is not None and self._uses_scorer(situation):
+            values = {id(move): value for value, move in ranked}
+            priors = [values[id(move)] - values[id(candidates[0])] for move in candidates]
+        return self._search(view, candidates, rng, start, self._switch_z(situation), priors)
 
     def _uses_scorer(self, situation: Situation) -> bool:
         return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
@@ -180,12 +224,13 @@ class HardPlayer:
         return chosen
 
     def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random,
-                start: float, switch_z: float) -> Combo | None:
+                start: float, switch_z: float, priors: list[float] | None = None) -> Combo | None:
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
         deals = self._deals(view, builder, rng, start + budget * self.burn_in_share)
         results: list[list[float]] = [[] for _ in candidates]  # per candidate, per world
+        groups: list | None = [] if self.batch > 1 else None  # per world: its batch (batch means)
         alive = list(range(len(candidates)))
         evaluated = failures = 0
         searching: float | None = None  # when the first world was drawn (after the chain's burn-in)
@@ -197,61 +242,82 @@ class HardPlayer:
                 now = self.clock()
                 if now + (now - searching) / evaluated >= deadline:
                     break
-            hands = next(deals, None)
-            if hands is None:
+            sample = next(deals, None)
+            if sample is None:
                 break
+            hands, group, kinds = sample
             if searching is None:
                 searching = self.clock()
             world = builder.build(hands)
             if world is None:
                 failures += 1
                 continue
-            values = self._evaluate(world, view.seat, [candidates[index] for index in alive], deadline)
+            values = self._evaluate(world, view.seat, [candidates[index] for index in alive], deadline, kinds)
             if values is None:
                 break  # out of time in the middle of a world: drop it, keep the comparison paired
             for index, value in zip(alive, values):
                 results[index].append(value)
+            if groups is not None:
+                groups.append(group)
             evaluated += 1
             if len(alive) > 1 and evaluated % ELIMINATE_EVERY == 0:
-                alive = _survivors(alive, results)
+                alive = _survivors(alive, results, groups)
             if deadline is not None and self.clock() >= deadline:
                 break
         self.last_worlds = evaluated
         if not evaluated:
             return candidates[0]
+        if priors is not None and 0 in alive:
+            return candidates[_shrunk_best(alive, results, priors, self.scorer_sd, groups)]
         best = max(alive, key=lambda index: (sum(results[index]), -index))
-        if switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], switch_z):
+        if switch_z and best and 0 in alive and not _clearly_better(results[best], results[0], switch_z, groups):
             best = 0  # not clearly better than the heuristic's choice: keep that
         return candidates[best]
 
     def _deals(self, view: "SeatView", builder: WorldBuilder, rng: random.Random,
-               burn_in_until: float) -> Iterator[dict[int, int]]:
-        """Hidden hands to play out: from the inference chain when the other
-        seats have made decisions to learn from, else uniformly at random."""
+               burn_in_until: float) -> "Iterator[tuple[dict[int, int], object, Kinds | None]]":
+        """Worlds to play out, as (hidden hands, batch, the other seats' types or
+        None): from the inference chains when the other seats have made
+        decisions to learn from, else uniformly at random (independent)."""
         first = builder.random_world(rng)
         if first is None:
             return
         hands, _ = first
-        chain = self._chain(view, builder, hands, rng) if self.temperature is not None else None
-        if chain is None:
-            yield hands
-            while (hands := builder.random_hands(rng)) is not None:
-                yield hands
+        model = self._model(view, builder, hands) if self.temperature is not None else None
+        if model is None:
+            worlds = 0
+            while hands is not None:
+                yield hands, worlds, self._draw_types(None, hands, rng)
+                worlds += 1
+                hands = builder.random_hands(rng)
             return
-        self.last_chain = chain
-        if self.samples is not None:
-            for _ in range(self.burn_in_steps):
-                chain.step()
-        else:
-            while self.clock() < burn_in_until:
-                chain.step()
-        while True:
-            yield dict(chain.hands)
+        chains = [DealSampler(model, hands, builder.free_cards, rng)]
+        while len(chains) < self.chains and (start := builder.random_world(rng)) is not None:
+            chains.append(DealSampler(model, start[0], builder.free_cards, rng))
+        self.last_chain = chains[0]
+        self._burn_in(chains, burn_in_until)
+        drawn = [0] * len(chains)
+        for turn in itertools.count():
+            index = turn % len(chains)
+            chain = chains[index]
+            hands = dict(chain.hands)
+            yield hands, (index, drawn[index] // self.batch), self._draw_types(model, hands, rng)
+            drawn[index] += 1
             for _ in range(self.thinning):
                 chain.step()
 
-    def _chain(self, view: "SeatView", builder: WorldBuilder, hands: dict[int, int],
-               rng: random.Random) -> DealSampler | None:
+    def _burn_in(self, chains: list[DealSampler], until: float) -> None:
+        if self.samples is not None:
+            for chain in chains:
+                for _ in range(self.burn_in_steps):
+                    chain.step()
+            return
+        while self.clock() < until:
+            for chain in chains:
+                chain.step()
+
+    def _model(self, view: "SeatView", builder: WorldBuilder, hands: dict[int, int]) -> "OpponentModel | TypedModel | None":
+        """The likelihood of the other seats' recorded decisions (None: nobody decided yet)."""
         recorded: list = []
 
         def record(game: "Game") -> None:
@@ -259,13 +325,26 @@ class HardPlayer:
 
         if builder.build(hands, on_action=record) is None or not recorded:
             return None
-        model = OpponentModel(view, recorded, self.temperature, self.weights)
-        return DealSampler(model, hands, builder.free_cards, rng)
+        if self.prior is not None:
+            return TypedModel(view, recorded, self.prior, self.temperature, self.weights)
+        return OpponentModel(view, recorded, self.temperature, self.weights)
+
+    def _draw_types(self, model, hands: dict[int, int], rng: random.Random) -> "Kinds | None":
+        """Each other seat's type in this world and a seed for the random types'
+        play-outs (None without an opponent model)."""
+        if self.prior is None:
+            return None
+        weights = {seat: (model.posterior(seat, hand) if isinstance(model, TypedModel) else self.prior)
+                   for seat, hand in hands.items() if seat != SET_ASIDE}
+        for seat, seat_weights in weights.items():
+            total = self.last_types.setdefault(seat, dict.fromkeys(seat_weights, 0.0))
+            for name, weight in seat_weights.items():
+                total[name] += weight
+        return draw_types(weights, rng), rng.getrandbits(32)
 
     def _evaluate(self, world: "Game", seat: int, candidates: list[Combo | None],
-                  deadline: float | None) -> list[float] | None:
+                  deadline: float | None, kinds: "Kinds | None" = None) -> list[float] | None:
         results = []
-        hero = self._hero_policy(world)
         for move in candidates:
             if deadline is not None and results and self.clock() >= deadline:
                 return None
@@ -277,9 +356,22 @@ class HardPlayer:
                 game.play(seat, move)  # an out-of-turn chop
             else:
                 declined = game.top  # letting the chop go: not offered again on this top
-            rollout(game, self.weights, hero=seat, hero_move=hero, declined=declined)
+            play_out(game, self._policies(world, seat, kinds), decliner=seat, declined=declined)
             results.append(float(game.settlement()[seat]))
         return results
+
+    def _policies(self, world: "Game", seat: int, kinds: "Kinds | None") -> list[Policy]:
+        """Who plays each seat in a play-out: this seat by the scorer (or the
+        heuristic), the others by the heuristic or, with an opponent model, by
+        their type in this world (random ones seeded alike for every candidate)."""
+        heuristic = normal_heuristic(self.weights)
+        policies = [heuristic] * world.players
+        policies[seat] = self._hero_policy(world) or heuristic
+        if kinds is not None:
+            types, seed = kinds
+            for other, kind in types.items():
+                policies[other] = policy_for(kind, seed * 31 + other, self.weights)
+        return policies
 
     def _hero_policy(self, world: "Game") -> "Callable[[Situation], Combo | None] | None":
         scorer = self.scorer
@@ -315,38 +407,71 @@ def plus_move(situation: Situation, scorer: "Model") -> Combo | None:
     return move(situation, scorer)
 
 
-def _paired(mine: list[float], theirs: list[float]) -> tuple[float, float]:
-    """Mean and standard error of the paired differences on the last common worlds."""
+def _paired(mine: list[float], theirs: list[float], groups: list | None = None) -> tuple[float, float]:
+    """Mean and standard error of the paired differences on the last common
+    worlds; with ``groups`` (each world's batch), by batch means: the spread of
+    the batches' sums, so worlds of one batch count as one sample (infinite
+    with fewer than two batches)."""
     worlds = min(len(mine), len(theirs))
     differences = [a - b for a, b in zip(mine[-worlds:], theirs[-worlds:])]
     mean = sum(differences) / worlds
-    variance = sum((difference - mean) ** 2 for difference in differences) / max(1, worlds - 1)
-    return mean, math.sqrt(variance / worlds)
+    if groups is None:
+        variance = sum((difference - mean) ** 2 for difference in differences) / max(1, worlds - 1)
+        return mean, math.sqrt(variance / worlds)
+    sums: dict = {}
+    for group, difference in zip(groups[-worlds:], differences):
+        sums[group] = sums.get(group, 0.0) + difference - mean
+    batches = len(sums)
+    if batches < 2:
+        return mean, math.inf
+    variance = batches / (batches - 1) * sum(total * total for total in sums.values()) / worlds ** 2
+    return mean, math.sqrt(variance)
 
 
-def _clearly_better(mine: list[float], theirs: list[float], z: float) -> bool:
+def _shrunk_best(alive: list[int], results: list[list[float]], priors: list[float], prior_sd: float,
+                 groups: list | None) -> int:
+    """The candidate whose difference to the first one is best once the
+    search's paired mean (with its standard error) and the scorer's value
+    (with ``prior_sd``) are combined by their precisions."""
+    def combined(index: int) -> float:
+        if index == 0:
+            return 0.0
+        mean, error = _paired(results[index], results[0], groups)
+        if error == 0:
+            return mean
+        weight, prior_weight = 1 / error ** 2, 1 / prior_sd ** 2
+        return (mean * weight + priors[index] * prior_weight) / (weight + prior_weight)
+
+    return max(alive, key=lambda index: (combined(index), -index))
+
+
+def _batches(groups: list | None) -> int | None:
+    return None if groups is None else len(set(groups))
+
+
+def _clearly_better(mine: list[float], theirs: list[float], z: float, groups: list | None = None) -> bool:
     if len(mine) < 2:
         return False
-    mean, error = _paired(mine, theirs)
+    mean, error = _paired(mine, theirs, groups)
     return mean > z * error
 
 
-def _survivors(alive: list[int], results: list[list[float]]) -> list[int]:
+def _survivors(alive: list[int], results: list[list[float]], groups: list | None = None) -> list[int]:
     """Drop the candidates whose paired difference to the leader (same worlds)
     is below zero by more than :data:`ELIMINATION_Z` standard errors; the
-    remaining budget then goes to the close contest."""
+    remaining budget then goes to the close contest.  With batch means, only
+    once there are :data:`MIN_BATCHES` batches."""
+    batches = _batches(groups)
+    if batches is not None and batches < MIN_BATCHES:
+        return alive
     leader = max(alive, key=lambda index: (sum(results[index]), -index))
     keep = []
     for index in alive:
         if index == leader:
             keep.append(index)
             continue
-        worlds = len(results[index])
-        lead = results[leader][-worlds:]
-        differences = [mine - theirs for mine, theirs in zip(results[index], lead)]
-        mean = sum(differences) / worlds
-        variance = sum((difference - mean) ** 2 for difference in differences) / max(1, worlds - 1)
-        if mean + ELIMINATION_Z * math.sqrt(variance / worlds) >= 0:
+        mean, error = _paired(results[index], results[leader], groups)
+        if mean + ELIMINATION_Z * error >= 0:
             keep.append(index)
     return keep
 
@@ -358,35 +483,7 @@ def rollout(game: "Game", weights: Weights = DEFAULT_WEIGHTS, max_actions: int =
     seeing only its own hand), offering out-of-turn chops as the table does.
     ``hero_move`` plays seat ``hero``'s turns instead, when given; ``hero``
     is not offered an out-of-turn chop on the top ``declined`` (it let it go)."""
-    rules = game.rules
-    for _ in range(max_actions):
-        if game.finished:
-            return game
-        skip = hero if declined is not None and game.top is declined else None
-        if rules.four_pairs_out_of_turn and _out_of_turn_chop(game, weights, skip):
-            continue
-        seat = game.turn
-        assert seat is not None
-        if game.top is not None and not game.legal_plays(seat):
-            game.pass_turn(seat)  # nothing beats the top: no need to think
-            continue
-        situation = Situation.from_game(game, seat)
-        move = hero_move(situation) if seat == hero and hero_move is not None else normal_move(situation, weights)
-        apply_move(game, seat, move)
-    raise RuntimeError("rollout did not finish")
-
-
-def _out_of_turn_chop(game: "Game", weights: Weights, skip: int | None = None) -> bool:
-    top = game.top
-    if top is None or top.chop_target is None:
-        return False
-    owner = game.top_owner if game.top_owner is not None else 0
-    for step in range(1, game.players):
-        seat = (owner + step) % game.players
-        if seat == game.turn or seat == skip or not game.legal_plays(seat):
-            continue
-        move = normal_move(Situation.from_game(game, seat), weights)
-        if move is not None:
-            game.play(seat, move)
-            return True
-    return False
+    policies = [normal_heuristic(weights)] * game.players
+    if hero is not None and hero_move is not None:
+        policies[hero] = hero_move
+    return play_out(game, policies, max_actions, decliner=hero, declined=declined)

@@ -128,8 +128,13 @@ class OpponentModel:
         # What the per-decision terms depend on besides the decision and hand;
         # terms are shared between searches of one process (later decisions of
         # a game revisit the same past decisions).
-        context = (hash(view.rules), view.players, temperature, weights)
+        context = (hash(view.rules), view.players, self.context())
         self._keys = {id(decision): hash((context, decision)) for decision in decisions}
+
+    def context(self) -> tuple:
+        """What this model's decision terms depend on besides the rules, the
+        decision and the hand (part of the memo keys shared between searches)."""
+        return (self.temperature, self.weights)
 
     def seat_log_likelihood(self, seat: int, hand: int) -> float:
         """Log-likelihood of ``seat``'s decisions if it holds ``hand`` now

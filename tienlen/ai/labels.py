@@ -25,20 +25,17 @@ from typing import Callable
 import numpy as np
 
 from tienlen import RULESETS, Game
-from tienlen.ai.arena import MAX_ACTIONS, apply_move
-from tienlen.ai.easy import lowest_key
+from tienlen.ai.arena import MAX_ACTIONS, Policy, apply_move, chop_out_of_turn, play_out
+from tienlen.ai.easy import EASY, GREEDY, lowest_policy
 from tienlen.ai.features import FEATURES, Decision
 from tienlen.ai.model import Model
 from tienlen.ai.normal import normal_move
 from tienlen.ai.plus import plus_move
 from tienlen.ai.situation import Situation
-from tienlen.combos import Combo
 
 __all__ = ["Policy", "policy_of", "seat_policies", "finish", "LabelSet", "label_deal", "label_deals",
            "parse_mixture", "DECISIONS_PER_GAME"]
 
-Policy = Callable[[Situation], "Combo | None"]
-"""A seat's play from its own knowledge: on its turn, or out of turn (a chop or None)."""
 DECISIONS_PER_GAME = 4
 """About this many decisions of a game are labelled (games are ~40 decisions long)."""
 
@@ -48,25 +45,6 @@ def policy_of(model: Model | None) -> Policy:
     if model is None:
         return normal_move
     return lambda situation: plus_move(situation, model)
-
-
-def _lowest_policy(rng: random.Random, wander: float, lazy: float, notice_chop: float) -> Policy:
-    """:class:`~tienlen.ai.easy.EasyPlayer`'s rule on a Situation (``easy``;
-    with no randomness, ``greedy``)."""
-
-    def move(situation: Situation) -> Combo | None:
-        plays = situation.legal
-        if not plays:
-            return None
-        if not situation.on_turn:
-            return min(plays, key=lowest_key) if rng.random() < notice_chop else None
-        if situation.top is not None and rng.random() < lazy:
-            return None
-        if rng.random() < wander:
-            return rng.choice(plays)
-        return min(plays, key=lowest_key)
-
-    return move
 
 
 def seat_policies(types: list[str], model: Model | None, seed: str) -> list[Policy]:
@@ -83,9 +61,7 @@ def seat_policies(types: list[str], model: Model | None, seed: str) -> list[Poli
         elif kind in ("normal", "plus"):
             policies.append(normal_move)
         else:
-            rng = random.Random(f"{seed}:{seat}")
-            chances = (0.15, 0.1, 0.5) if kind == "easy" else (0.0, 0.0, 1.0)
-            policies.append(_lowest_policy(rng, *chances))
+            policies.append(lowest_policy(random.Random(f"{seed}:{seat}"), EASY if kind == "easy" else GREEDY))
     return policies
 
 
@@ -104,33 +80,7 @@ def parse_mixture(text: str | None) -> list[tuple[str, float]] | None:
 def finish(game: Game, policies: list[Policy], max_actions: int = MAX_ACTIONS) -> Game:
     """Play ``game`` to its end, each seat by its policy (seeing only its own
     hand); out-of-turn chops are offered as the table offers them."""
-    for _ in range(max_actions):
-        if game.finished:
-            return game
-        if game.rules.four_pairs_out_of_turn and _chop_out_of_turn(game, policies):
-            continue
-        seat = game.turn
-        if game.top is not None and not game.legal_plays(seat):
-            game.pass_turn(seat)
-            continue
-        apply_move(game, seat, policies[seat](Situation.from_game(game, seat)))
-    raise RuntimeError("play-out did not finish")
-
-
-def _chop_out_of_turn(game: Game, policies: list[Policy]) -> bool:
-    top = game.top
-    if top is None or top.chop_target is None:
-        return False
-    owner = game.top_owner if game.top_owner is not None else 0
-    for step in range(1, game.players):
-        seat = (owner + step) % game.players
-        if seat == game.turn or not game.legal_plays(seat):
-            continue
-        move = policies[seat](Situation.from_game(game, seat))
-        if move is not None:
-            game.play(seat, move)
-            return True
-    return False
+    return play_out(game, policies, max_actions)
 
 
 @dataclass
@@ -184,7 +134,7 @@ def label_deal(preset: str, deal: int, model: Model | None, labels: LabelSet,
     for step in range(MAX_ACTIONS):
         if game.finished:
             return
-        if game.rules.four_pairs_out_of_turn and _chop_out_of_turn(game, policies):
+        if game.rules.four_pairs_out_of_turn and chop_out_of_turn(game, policies):
             continue
         seat = game.turn
         if game.top is not None and not game.legal_plays(seat):

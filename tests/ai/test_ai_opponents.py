@@ -1,0 +1,160 @@
+"""The opponent model (player types per seat) and the independent-worlds
+options of ``hard``: several chains, batch-means standard errors."""
+
+import math
+import random
+
+import pytest
+
+from tienlen import RULESETS, Game
+from tienlen.ai import EasyPlayer, GreedyPlayer, HardPlayer, NormalPlayer
+from tienlen.ai.arena import apply_move, offer_out_of_turn
+from tienlen.ai.easy import EASY, GREEDY, lowest_key
+from tienlen.ai.hard import MIN_BATCHES, _clearly_better, _paired, _survivors
+from tienlen.ai.inference import FLOOR, Decision
+from tienlen.ai.opponents import LowestModel, parse_prior, policy_for
+from tienlen.ai.situation import Situation
+from tienlen.cards import as_mask
+from tienlen.combos import classify
+from tienlen.game import legal_plays_on_turn
+
+
+def test_the_prior_is_normalised_and_names_are_checked():
+    assert parse_prior("heuristic:3,greedy:1") == {"heuristic": 0.75, "greedy": 0.25}
+    assert parse_prior("easy") == {"easy": 1.0}
+    with pytest.raises(ValueError):
+        parse_prior("heuristic:1,normal:1")  # "normal" is the learned scorer, not a type here
+
+
+def _decision(hand: str, top: str | None, action: str | None) -> tuple[Decision, int]:
+    rules = RULESETS["mien-nam"]
+    mask = as_mask(hand)
+    top_combo = classify(top, rules) if top else None
+    action_mask = classify(action, rules).mask if action else 0
+    decision = Decision(seat=1, action_mask=action_mask, counts=(13, 13, 13, 13), top=top_combo, top_owner=0,
+                        passed=frozenset(), in_play=(True,) * 4, has_played=(True,) * 4, played=0, required=0,
+                        played_later=action_mask)
+    return decision, mask
+
+
+def _lowest_model(chances):
+    game = Game.deal(RULESETS["mien-nam"], 4, 1)
+    return LowestModel(game.view(0), [], chances)
+
+
+def test_greedy_explains_the_lowest_play_and_hardly_anything_else():
+    model = _lowest_model(GREEDY)
+    decision, hand = _decision("4S 4H 9C KD 2S", "3C", "4S")
+    assert model._decision_log_likelihood(decision, hand) == 0.0
+    decision, hand = _decision("4S 4H 9C KD 2S", "3C", "KD")
+    assert model._decision_log_likelihood(decision, hand) == pytest.approx(math.log(FLOOR))
+    decision, hand = _decision("4S 4H 9C KD 2S", "3C", None)  # passing with a play in hand
+    assert model._decision_log_likelihood(decision, hand) == pytest.approx(math.log(FLOOR))
+
+
+def test_easy_likelihood_is_easys_own_probabilities():
+    model = _lowest_model(EASY)
+    wander, lazy, _ = EASY
+    rules = RULESETS["mien-nam"]
+    decision, hand = _decision("4S 4H 9C KD 2S", "3C", "KD")
+    legal = legal_plays_on_turn(rules, hand, decision.top, 0)
+    assert min(legal, key=lowest_key).mask != decision.action_mask
+    expected = (1 - lazy) * wander / len(legal)
+    assert model._decision_log_likelihood(decision, hand) == pytest.approx(math.log(expected))
+    decision, hand = _decision("4S 4H 9C KD 2S", "3C", None)
+    assert model._decision_log_likelihood(decision, hand) == pytest.approx(math.log(lazy))
+    # ... and it matches how often EasyPlayer really does it
+    game = Game(rules, ["3C 5D", "4S 4H 9C KD 2S", "6S 7S", "8S 8C"], first_game=False, previous_winner=0)
+    game.play(0, "3C")
+    view = game.view(1)
+    passes = sum(EasyPlayer().choose(view, random.Random(seed)) is None for seed in range(4000))
+    assert abs(passes / 4000 - lazy) < 0.02
+
+
+def _posteriors(seed: int, actions: int = 24) -> dict[int, float] | None:
+    """Seat 0's posterior weight of the heuristic type for seats 1 (heuristic)
+    and 3 (greedy), after a stretch of play."""
+    game = Game.deal(RULESETS["mien-nam"], 4, 700 + seed)
+    players = [NormalPlayer(), NormalPlayer(), EasyPlayer(), GreedyPlayer()]
+    rngs = [random.Random(seed * 10 + seat) for seat in range(4)]
+    for step in range(200):  # to seat 0's first real choice after ``actions`` moves
+        if game.finished:
+            return None
+        if step >= actions and game.turn == 0 and len(game.legal_plays(0)) > 1:
+            break
+        if offer_out_of_turn(game, players, rngs):
+            continue
+        apply_move(game, game.turn, players[game.turn].choose(game.view(game.turn), rngs[game.turn]))
+    view = game.view(0)
+    player = HardPlayer(samples=4, burn_in_steps=100, thinning=5, types="heuristic:1,easy:1,greedy:1")
+    candidates = list(view.legal_plays[:2]) + ([None] if view.top is not None else [])
+    player._search(view, candidates, random.Random(seed), 0.0, 0.0)
+    weights = player.last_types
+    return {seat: weights[seat]["heuristic"] / sum(weights[seat].values()) for seat in (1, 3)}
+
+
+def test_the_type_posterior_tells_the_heuristic_from_a_greedy_player():
+    found = [weights for seed in range(10) if (weights := _posteriors(seed)) is not None]
+    assert len(found) >= 6
+    assert sum(weights[1] > weights[3] for weights in found) >= 0.8 * len(found)
+    assert sum(weights[1] - weights[3] for weights in found) / len(found) > 0.5
+
+
+def test_each_world_plays_the_other_seats_by_their_drawn_type():
+    game = Game.deal(RULESETS["mien-nam"], 4, 5)
+    for _ in range(3):
+        apply_move(game, game.turn, NormalPlayer().choose(game.view(game.turn), random.Random(0)))
+    seat = game.turn
+    player = HardPlayer(samples=2, types="greedy:1")
+    others = {other: "greedy" for other in range(4) if other != seat}
+    policies = player._policies(game, seat, (others, 7))
+    for other in others:
+        situation = Situation.from_game(game, other)
+        situation.on_turn, situation.top = True, None
+        situation.legal = legal_plays_on_turn(game.rules, situation.hand, None, 0)
+        assert policies[other](situation) == min(situation.legal, key=lowest_key)
+    # random types meet the same luck for every candidate of a world
+    first = policy_for("easy", 11)
+    second = policy_for("easy", 11)
+    situation = Situation.from_game(game, seat)
+    assert [first(situation) for _ in range(20)] == [second(situation) for _ in range(20)]
+
+
+def test_batch_means_widen_the_standard_error_of_correlated_worlds():
+    mine = [1.0, 1.0, 1.0, -1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0]
+    theirs = [0.0] * 12
+    _, plain = _paired(mine, theirs)
+    _, batched = _paired(mine, theirs, [index // 3 for index in range(12)])
+    assert batched > 1.5 * plain  # runs of three equal worlds: about sqrt(3) wider
+    _, singles = _paired(mine, theirs, list(range(12)))
+    assert singles == pytest.approx(plain)
+    assert _paired([1.0, 2.0], [0.0, 0.0], [0, 0])[1] == math.inf  # one batch: no evidence
+    assert not _clearly_better([2.0, 3.0, 2.0, 3.0], [0.0] * 4, 1.0, [0, 0, 0, 0])
+
+
+def test_no_candidate_is_dropped_before_enough_batches():
+    results = [[1.0] * 6, [-5.0, -4.0, -5.0, -4.0, -5.0, -4.0]]
+    assert _survivors([0, 1], results) == [0]
+    few = [index // 3 for index in range(6)]
+    assert len(set(few)) < MIN_BATCHES
+    assert _survivors([0, 1], results, few) == [0, 1]
+    assert _survivors([0, 1], results, list(range(6))) == [0]
+
+
+def test_several_chains_give_the_asked_worlds_and_are_deterministic():
+    options = dict(samples=6, burn_in_steps=20, thinning=2, chains=3, batch=2, types="heuristic:2,easy:1,greedy:1")
+    searched = 0
+    for seed in range(6):
+        game = Game.deal(RULESETS["mien-nam"], 4, seed)
+        player = NormalPlayer()
+        for _ in range(12):
+            apply_move(game, game.turn, player.choose(game.view(game.turn), random.Random(0)))
+        view = game.view(game.turn)
+        first = HardPlayer(**options)
+        move = first.choose(view, random.Random(3))
+        again = HardPlayer(**options).choose(view, random.Random(3))
+        assert move == again and (move is None or move in view.legal_plays)
+        if first.last_chain is not None:
+            searched += 1
+            assert first.last_worlds == 6
+    assert searched >= 2
