@@ -7,7 +7,10 @@ paced by the channel's rate-limit bucket as Discord reports it (see
 its latest state, and never draws a 429.  Hands go by DM; when a player's DMs
 are closed the ephemeral "My hand" view serves instead and the player is told
 once; a player's latest ephemeral view is refreshed like a DM
-(:mod:`cogs.ephemeral_hands`).  When Discord fails (5xx, 429, no connection) table edits and DMs are
+(:mod:`cogs.ephemeral_hands`).  A player's hand messages are changed one at a
+time (:meth:`Messenger.showing_hand`): the answer to their own press and the
+refresh after the next move would otherwise race, and the older view could
+land last and stay.  When Discord fails (5xx, 429, no connection) table edits and DMs are
 retried until it recovers, with one warning per outage; a summary that Discord did not take is
 handed back to the runtime's outbox (:class:`runtime.outbox.Undelivered`), which tries again.
 """
@@ -15,9 +18,10 @@ handed back to the runtime's outbox (:class:`runtime.outbox.Undelivered`), which
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import discord
@@ -42,6 +46,8 @@ __all__ = ["Messenger"]
 PLAY_IMAGE = "play.jpg"
 FINAL_IMAGE = "final.jpg"
 RETRY_FIRST, RETRY_MAX = 1.0, 15.0  # seconds between attempts while Discord fails
+HAND_PATIENCE = 0.25
+"""Seconds an answer waits for a hand refresh in flight before it defers its interaction."""
 
 
 class Messenger:
@@ -55,6 +61,8 @@ class Messenger:
         self._dm_channel_ids: dict[int, int] = {}
         self._cleanups: set[asyncio.Task[None]] = set()
         self._latest_hands: dict[tuple[int, int], tuple[HandSnapshot, str]] = {}
+        """(table, player): the newest hand the runtime sent, and its language."""
+        self._hand_locks: dict[tuple[int, int], asyncio.Lock] = {}
         self.tables: "TableService | None" = None
         self._latest: dict[int, TableSnapshot] = {}
         self._dirty: set[int] = set()
@@ -96,17 +104,63 @@ class Messenger:
         for seat, hand in hands.items():
             user_id = snapshot.seats[seat].user_id
             if user_id is not None:
-                self._dm_messages.pop((snapshot.channel_id, user_id), None)
-                await self.ephemeral.refresh(user_id, hand)
-                await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
+                self._note_hand(user_id, hand)
+                async with self._hand_lock(hand.channel_id, user_id):
+                    self._dm_messages.pop((snapshot.channel_id, user_id), None)
+                    await self.ephemeral.refresh(user_id, hand)
+                    await self._send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
         user_id = snapshot.seats[hand.seat].user_id if hand.seat < len(snapshot.seats) else None
         if user_id is None:
             return
-        await self.ephemeral.refresh(user_id, hand)
-        if (snapshot.channel_id, user_id) not in self.dm_closed:
-            await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
+        self._note_hand(user_id, hand)
+        async with self._hand_lock(hand.channel_id, user_id):
+            await self.ephemeral.refresh(user_id, hand)
+            if (snapshot.channel_id, user_id) not in self.dm_closed:
+                await self._send_hand_dm(user_id, hand, lang=language_of(hand.locale))
+
+    async def refresh_ephemeral(self, user_id: int, hand: HandSnapshot) -> None:
+        """Bring the player's ephemeral view (if any) up to ``hand`` or newer."""
+        async with self._hand_lock(hand.channel_id, user_id):
+            await self.ephemeral.refresh(user_id, self.newest_hand(user_id, hand))
+
+    # ------------------------------------------------- one change at a time
+    def _hand_lock(self, channel_id: int, user_id: int) -> asyncio.Lock:
+        return self._hand_locks.setdefault((channel_id, user_id), asyncio.Lock())
+
+    def _note_hand(self, user_id: int, hand: HandSnapshot, lang: str | None = None) -> None:
+        key = (hand.channel_id, user_id)
+        known = self._latest_hands.get(key)
+        if known is None or known[0].game_id != hand.game_id or known[0].version <= hand.version:
+            self._latest_hands[key] = (hand, lang or language_of(hand.locale))
+
+    def newest_hand(self, user_id: int, hand: HandSnapshot) -> HandSnapshot:
+        """``hand``, or the newer view of the same game the runtime has sent since."""
+        known = self._latest_hands.get((hand.channel_id, user_id))
+        if known is not None and known[0].game_id == hand.game_id and known[0].version > hand.version:
+            return known[0]
+        return hand
+
+    @contextlib.asynccontextmanager
+    async def showing_hand(self, channel_id: int, user_id: int,
+                           while_busy: Callable[[], Awaitable[Any]]) -> AsyncIterator[None]:
+        """Hold the player's hand messages while an answer shows their hand.
+
+        A refresh in flight finishes first, so the answer (showing
+        :meth:`newest_hand`) is the last word.  If that takes more than
+        :data:`HAND_PATIENCE`, ``while_busy`` runs first (it defers the
+        interaction, which must be answered within 3 s)."""
+        lock = self._hand_lock(channel_id, user_id)
+        try:
+            await asyncio.wait_for(lock.acquire(), HAND_PATIENCE)
+        except asyncio.TimeoutError:
+            await while_busy()
+            await lock.acquire()
+        try:
+            yield
+        finally:
+            lock.release()
 
     # --------------------------------------------------------------- DMs
     def remember_dm(self, channel_id: int, user_id: int, message: discord.Message, hand: HandSnapshot) -> None:
@@ -141,10 +195,14 @@ class Messenger:
 
     async def send_hand_dm(self, user_id: int, hand: HandSnapshot, *, lang: str) -> None:
         """Send (or edit in place) the player's private hand message."""
+        self._note_hand(user_id, hand, lang)
+        async with self._hand_lock(hand.channel_id, user_id):
+            await self._send_hand_dm(user_id, hand, lang=lang)
+
+    async def _send_hand_dm(self, user_id: int, hand: HandSnapshot, *, lang: str) -> None:
         key = (hand.channel_id, user_id)
         if key in self.dm_closed:
             return
-        self._latest_hands[key] = (hand, lang)
         previous = self._dm_messages.get(key)
         if previous is not None and not needs_edit(hand, previous[1]):
             return

@@ -29,7 +29,7 @@ from tienlen.table import TableError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFER_AFTER", "within", "guild_only", "send_public", "reply", "edit_own", "fail", "lang_of", "explain"]
+__all__ = ["DEFER_AFTER", "within", "defer", "guild_only", "send_public", "reply", "edit_own", "fail", "lang_of", "explain"]
 
 DEFER_AFTER = 2.0
 BUSY = 16  # interactions in progress at once beyond which the bot defers straight away
@@ -57,14 +57,24 @@ async def within(interaction: discord.Interaction, work: Awaitable[T], *, update
         # deferral scheduled for later could come too late: answer at once.
         wait = 0.0 if _in_progress > BUSY else DEFER_AFTER
         done, _ = await asyncio.wait({task}, timeout=wait) if wait else (set(), None)
-        if not done and not task.done() and not interaction.response.is_done():
-            if update:
-                await interaction.response.defer()
-            else:
-                await interaction.response.defer(ephemeral=True, thinking=True)
+        if not done and not task.done():
+            await defer(interaction, update=update)
         return await task
     finally:
         _in_progress -= 1
+
+
+async def defer(interaction: discord.Interaction, *, update: bool) -> None:
+    """Acknowledge the interaction now (if it was not answered yet), to answer later.
+
+    ``update``: the answer will edit the component's message; otherwise it
+    comes as an ephemeral follow-up (see :func:`within`)."""
+    if interaction.response.is_done():
+        return
+    if update:
+        await interaction.response.defer()
+    else:
+        await interaction.response.defer(ephemeral=True, thinking=True)
 
 
 async def guild_only(interaction: discord.Interaction) -> bool:

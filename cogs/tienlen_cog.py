@@ -22,7 +22,7 @@ from cogs.hand_message import hand_message
 from cogs.messenger import Messenger
 from cogs.presenter import combo_name, table_embed
 from cogs import inputs
-from cogs.replies import edit_own, fail, guild_only, lang_of, reply, send_public, within
+from cogs.replies import defer, edit_own, fail, guild_only, lang_of, reply, send_public, within
 from cogs.rules_pages import rules_message, table_rules
 from i18n import language_of, number, t
 from runtime.snapshot import HandSnapshot
@@ -88,17 +88,24 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if self.messenger.take_dm_notice(channel_id, interaction.user.id):
             await reply(interaction, t(lang_of(interaction), "hand.dms_closed"))
 
-    async def _show_hand(self, interaction: discord.Interaction, hand: HandSnapshot, *, update: bool) -> None:
+    async def _show_hand(self, interaction: discord.Interaction, hand: HandSnapshot, *, update: bool,
+                         notice: str | None = None) -> None:
+        """Answer with the player's hand: the message pressed (``update``) or a new ephemeral one.
+
+        The refresh after the next move may already be on its way; the messenger
+        lets it finish first and this answer shows the newest view."""
         lang = lang_of(interaction)
-        message = await hand_message(hand, lang)
-        if update:
+        user_id = interaction.user.id
+        async with self.messenger.showing_hand(hand.channel_id, user_id, lambda: defer(interaction, update=update)):
+            hand = self.messenger.newest_hand(user_id, hand)
+            message = await hand_message(hand, lang, notice=notice)
+            if not update:
+                return self._remember_ephemeral(interaction, hand, await reply(interaction, **message))
             await edit_own(interaction, **message)
             if interaction.guild_id is None and interaction.message is not None:
-                self.messenger.remember_dm(hand.channel_id, interaction.user.id, interaction.message, hand)
+                self.messenger.remember_dm(hand.channel_id, user_id, interaction.message, hand)
             elif interaction.message is not None:
                 self.messenger.ephemeral.remember(interaction, hand, lang=lang, message_id=interaction.message.id)
-        else:
-            self._remember_ephemeral(interaction, hand, await reply(interaction, **message))
 
     def _remember_ephemeral(self, interaction: discord.Interaction, hand: HandSnapshot, sent: Any) -> None:
         """Hand the new ephemeral hand message to the messenger, which keeps it current."""
@@ -211,7 +218,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
                 hand = self.tables.hand(channel_id, interaction.user.id)
             except TableError:
                 return await reply(interaction, t(lang, key))
-            return await reply(interaction, **await hand_message(hand, lang, notice=t(lang, "hand.dms_closed")))
+            return await self._show_hand(interaction, hand, update=False, notice=t(lang, "hand.dms_closed"))
         await reply(interaction, t(lang, key))
 
     @tienlen.command(name="end", description=_ls("Close the table (host or server manager)", "cmd.end"))
@@ -321,8 +328,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         await self._note_locale(interaction, channel_id)
         hand = self.tables.hand(channel_id, interaction.user.id)
         notice = t(lang, "hand.dms_closed") if self.messenger.take_dm_notice(channel_id, interaction.user.id) else None
-        sent = await reply(interaction, **await hand_message(hand, lang, notice=notice))
-        self._remember_ephemeral(interaction, hand, sent)
+        await self._show_hand(interaction, hand, update=False, notice=notice)
 
     # ---------------------------------------------------------------- help
     @tienlen.command(name="rules", description=_ls("How to play: this table's rules or a preset", "cmd.rules"))
@@ -530,5 +536,5 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if from_dm and action not in ("cards", "clear"):
             # The move was answered in the DM, so the runtime did not refresh this
             # player's hand; an ephemeral view of it in the channel follows here.
-            await self.messenger.ephemeral.refresh(interaction.user.id, hand)
+            await self.messenger.refresh_ephemeral(interaction.user.id, hand)
         await self._dm_notice(interaction, channel_id)

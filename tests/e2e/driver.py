@@ -104,8 +104,20 @@ class TableDriver:
                 return user
             return None
 
-        found = await self.fake.wait_for(ready, timeout=timeout, what="a human's turn or the end of the game")
+        try:
+            found = await self.fake.wait_for(ready, timeout=timeout, what="a human's turn or the end of the game")
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n{self.describe()}") from None
         return None if found == "over" else found
+
+    def describe(self) -> str:
+        """What the table and each player's hand message show (for a failure's message)."""
+        lines = [f"table ({self.phase()}, turn: {self.turn_name()}): {self.table.text()!r}"]
+        for user in self.players:
+            message = self.hand_message(user)
+            shown = [embed.get("description") for embed in message.embeds] if message is not None else None
+            lines.append(f"hand of {user.name}: {shown!r}")
+        return "\n".join(lines)
 
     async def play_turn(self, user: Any) -> str:
         """One baseline move for ``user``: the lowest legal play, or pass."""

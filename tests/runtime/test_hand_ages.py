@@ -3,13 +3,16 @@
 Hand refreshes run in the background while a press is answered in the
 foreground, so the view made before a move can arrive after the one made
 after it. Each HandSnapshot carries the game's action count (its version);
-the DM and the ephemeral view refuse a view older than the one they show.
+the DM and the ephemeral view refuse a view older than the one they show,
+and an answer waits for a refresh in flight and then shows the newest view.
 """
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
 
+import cogs.messenger as messenger_module
 from cogs.ephemeral_hands import EphemeralHands
 from cogs.messenger import Messenger
 from runtime.snapshot import HandSnapshot, hand_of
@@ -72,3 +75,49 @@ async def test_an_ephemeral_view_keeps_the_newer_view_when_an_older_refresh_come
     assert message.edits == []
     await views.refresh(USER, later)
     assert len(message.edits) == 1
+
+
+class SlowMessage(FakeMessage):
+    """A DM whose edits wait until the test lets them through (a refresh in flight)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+
+    async def edit(self, **kwargs):
+        await self.gate.wait()
+        return await super().edit(**kwargs)
+
+
+async def test_a_press_answered_while_a_newer_refresh_is_in_flight_shows_the_newer_view(monkeypatch):
+    # The press was answered with "after"; the AI moved at once and its refresh
+    # ("later") is being sent. The answer must not overwrite it with "after".
+    monkeypatch.setattr(messenger_module, "HAND_PATIENCE", 0.01)
+    before, after, later = three_views()
+    messenger = Messenger(bot=SimpleNamespace())
+    message = SlowMessage()
+    messenger.remember_dm(CHANNEL, USER, message, before)
+    refresh = asyncio.create_task(messenger.send_hand_dm(USER, later, lang="en"))
+    await asyncio.sleep(0)
+    deferred, answered = [], []
+
+    async def defer_interaction():
+        deferred.append(True)
+        message.gate.set()  # Discord answers the refresh meanwhile
+
+    async with messenger.showing_hand(CHANNEL, USER, defer_interaction):
+        answered.append(messenger.newest_hand(USER, after))
+    await refresh
+    assert deferred == [True]
+    assert [hand.version for hand in answered] == [later.version]
+
+
+async def test_an_answer_with_no_refresh_in_flight_neither_waits_nor_defers():
+    _, after, _ = three_views()
+    messenger = Messenger(bot=SimpleNamespace())
+
+    async def defer_interaction():
+        raise AssertionError("no refresh was in flight")
+
+    async with messenger.showing_hand(CHANNEL, USER, defer_interaction):
+        assert messenger.newest_hand(USER, after) is after
