@@ -49,7 +49,7 @@ same games, taking turns game by game, and prints each against the first, paired
 made at different times are not comparable)::
 
     nice -n 19 python bench/bench_ai.py --pairing hard-heuristic --games 400 --hard clock=cpu \
-        --variant "" --variant "types=heuristic:1,easy:1,greedy:1" --json ab.json
+        --variant "" --variant "types=None" --json ab.json   # hard against itself without the opponent model
 
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """

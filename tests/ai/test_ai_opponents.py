@@ -158,3 +158,36 @@ def test_several_chains_give_the_asked_worlds_and_are_deterministic():
             searched += 1
             assert first.last_worlds == 6
     assert searched >= 2
+
+
+def _searched_view(rules_name: str, seed: int):
+    """A view after a dozen moves, where the other seats have decided enough to learn from."""
+    game = Game.deal(RULESETS[rules_name], 4, seed)
+    player = NormalPlayer()
+    for _ in range(12):
+        apply_move(game, game.turn, player.choose(game.view(game.turn), random.Random(0)))
+    return game.view(game.turn)
+
+
+def test_by_default_hard_models_opponent_types_only_where_its_scorer_is_trained():
+    modelled = {"mien-nam": 0, "mien-bac": 0}
+    for rules_name in modelled:
+        for seed in range(6):
+            player = HardPlayer(samples=4, burn_in_steps=20, thinning=2)
+            player.choose(_searched_view(rules_name, seed), random.Random(1))
+            if player.last_types:
+                assert set(next(iter(player.last_types.values()))) == {"heuristic", "easy", "greedy"}
+                modelled[rules_name] += 1
+    assert modelled["mien-nam"] >= 2
+    assert modelled["mien-bac"] == 0  # there every other seat is the heuristic, as before the model
+
+
+def test_an_explicit_prior_applies_everywhere_and_none_turns_the_model_off():
+    seen = []
+    for types in ("greedy:1", None):
+        for seed in range(6):
+            player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, types=types)
+            player.choose(_searched_view("mien-bac", seed), random.Random(1))
+            seen.append((types, bool(player.last_types)))
+    assert any(found for types, found in seen if types == "greedy:1")
+    assert not any(found for types, found in seen if types is None)

@@ -13,10 +13,12 @@ For each decision with a real choice:
    and passes (:mod:`tienlen.ai.inference`; uniformly when nobody else has
    decided anything yet, or with ``temperature=None``);
 3. in that same world every candidate is played and the game is finished
-   by four heuristic players — the model of the other seats; optionally this
-   seat's own later moves by the scorer (``hero_rollouts``) — with common
-   random numbers: the candidates are compared on identical deals, which
-   removes most of the noise;
+   by the model of the other seats — where the scorer is trained, each other
+   seat plays as the *type* (heuristic, easy, greedy) the world drew for it
+   from its posterior given its past decisions (``types``, prior
+   :data:`DEFAULT_TYPES`); elsewhere the heuristic — and this seat's own later
+   moves by the scorer (``hero_rollouts``), with common random numbers: the
+   candidates are compared on identical deals, which removes most of the noise;
 4. every few worlds, candidates clearly worse than the leader (by the paired
    differences on the same worlds) are dropped, so the rest of the budget
    goes to the close contest;
@@ -25,12 +27,14 @@ For each decision with a real choice:
    it must beat the scorer's own choice by :data:`SCORER_SWITCH_Z` standard
    errors of the paired differences, else the scorer's choice stands.
 
-Options beyond the defaults (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
+Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
 
-* ``types``: an opponent model (:mod:`tienlen.ai.opponents`): prior weights over
+* ``types``: the opponent model (:mod:`tienlen.ai.opponents`): prior weights over
   player types (``heuristic``, ``easy``, ``greedy``); the chain weighs deals by
   the mixture, and each world draws each other seat's type from its posterior
-  given that world's hand, which then plays that seat in the play-outs;
+  given that world's hand, which then plays that seat in the play-outs.
+  ``"default"`` is :data:`DEFAULT_TYPES` where the scorer is trained; a prior
+  given explicitly applies everywhere; None models every seat as the heuristic;
 * ``chains``: several independent chains, each started from its own uniform
   deal, handing out worlds in turn (consecutive worlds of one chain share most
   of their hidden cards);
@@ -81,6 +85,12 @@ HERO_ROLLOUTS = True
 SEARCH_CHOPS = True
 """Whether an out-of-turn chop is searched against letting it go (else the heuristic answers).
 With a scorer, only where the scorer is trained (elsewhere ``hard`` plays as before issue 23)."""
+DEFAULT_TYPES = "heuristic:4,easy:1,greedy:1"
+"""The opponent model's prior by default (``types="default"``), applied only where
+the scorer is trained (elsewhere every other seat is the heuristic, as before).
+Measured paired against no opponent model, 400 games each at 300 ms of CPU:
+vs 3 × heuristic −1.0 ± 4.2 points, vs 3 × easy +6.2 ± 4.4, vs 3 × greedy
++10.0 ± 3.8 (BENCHMARKS.md); people and other bots are not the heuristic."""
 ELIMINATE_EVERY = 6
 """Every this many worlds, candidates clearly worse than the leader are dropped."""
 ELIMINATION_Z = 2.0
@@ -122,7 +132,7 @@ class HardPlayer:
         scorer: "Model | str | None" = "shipped",
         hero_rollouts: bool = HERO_ROLLOUTS,
         search_chops: bool = SEARCH_CHOPS,
-        types: "str | dict[str, float] | None" = None,
+        types: "str | dict[str, float] | None" = "default",
         chains: int = 1,
         batch: int = 1,
         scorer_sd: float | None = None,
@@ -150,9 +160,13 @@ class HardPlayer:
         self.hero_rollouts = hero_rollouts
         self.search_chops = search_chops
         """Search an out-of-turn chop against letting it go (else ``normal`` answers)."""
-        self.prior = parse_prior(types) if isinstance(types, str) else types
+        self.default_types = types == "default"
+        """Whether the prior is :data:`DEFAULT_TYPES`, used only where the scorer is trained."""
+        self.types = parse_prior(DEFAULT_TYPES if self.default_types else types) if isinstance(types, str) else types
         """Prior weights over the other seats' types (:mod:`tienlen.ai.opponents`);
         None: every other seat is the heuristic (no opponent model)."""
+        self.prior = self.types
+        """The prior of the decision under way (None where the default prior does not apply)."""
         self.chains = chains
         self.batch = batch
         self.scorer_sd = scorer_sd
@@ -188,6 +202,7 @@ class HardPlayer:
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
+        self.prior = None if self.default_types and not self._uses_scorer(situation) else self.types
         if not situation.on_turn:
             if self.search_chops and (self.scorer is None or self._uses_scorer(situation)):
                 return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0)
