@@ -7,10 +7,10 @@ paced by the channel's rate-limit bucket as Discord reports it (see
 its latest state, and never draws a 429.  Hands go by DM; when a player's DMs
 are closed the ephemeral "My hand" view serves instead and the player is told
 once; a player's latest ephemeral view is refreshed like a DM
-(:mod:`cogs.ephemeral_hands`).  A player's hand messages are changed one at a
-time (:meth:`Messenger.showing_hand`): the answer to their own press and the
-refresh after the next move would otherwise race, and the older view could
-land last and stay.  When Discord fails (5xx, 429, no connection) table edits and DMs are
+(:mod:`cogs.ephemeral_hands`).  Each hand message (the DM, the ephemeral
+view) is changed one edit at a time (:meth:`Messenger.showing_hand`): the
+answer to the player's own press and the refresh after the next move would
+otherwise race, and the older view could land last and stay.  When Discord fails (5xx, 429, no connection) table edits and DMs are
 retried until it recovers, with one warning per outage; a summary that Discord did not take is
 handed back to the runtime's outbox (:class:`runtime.outbox.Undelivered`), which tries again.
 """
@@ -62,7 +62,9 @@ class Messenger:
         self._cleanups: set[asyncio.Task[None]] = set()
         self._latest_hands: dict[tuple[int, int], tuple[HandSnapshot, str]] = {}
         """(table, player): the newest hand the runtime sent, and its language."""
-        self._hand_locks: dict[tuple[int, int], asyncio.Lock] = {}
+        self._hand_locks: dict[tuple[int, int, bool], asyncio.Lock] = {}
+        """(table, player, in a DM): one lock per hand message, so a slow DM (a
+        DM channel waiting for Discord's bucket) never holds up the ephemeral view."""
         self.tables: "TableService | None" = None
         self._latest: dict[int, TableSnapshot] = {}
         self._dirty: set[int] = set()
@@ -105,9 +107,10 @@ class Messenger:
             user_id = snapshot.seats[seat].user_id
             if user_id is not None:
                 self._note_hand(user_id, hand)
-                async with self._hand_lock(hand.channel_id, user_id):
-                    self._dm_messages.pop((snapshot.channel_id, user_id), None)
+                async with self._hand_lock(hand.channel_id, user_id, in_dm=False):
                     await self.ephemeral.refresh(user_id, hand)
+                async with self._hand_lock(hand.channel_id, user_id, in_dm=True):
+                    self._dm_messages.pop((snapshot.channel_id, user_id), None)
                     await self._send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
@@ -115,19 +118,18 @@ class Messenger:
         if user_id is None:
             return
         self._note_hand(user_id, hand)
-        async with self._hand_lock(hand.channel_id, user_id):
-            await self.ephemeral.refresh(user_id, hand)
-            if (snapshot.channel_id, user_id) not in self.dm_closed:
-                await self._send_hand_dm(user_id, hand, lang=language_of(hand.locale))
+        await self.refresh_ephemeral(user_id, hand)
+        if (snapshot.channel_id, user_id) not in self.dm_closed:
+            await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     async def refresh_ephemeral(self, user_id: int, hand: HandSnapshot) -> None:
         """Bring the player's ephemeral view (if any) up to ``hand`` or newer."""
-        async with self._hand_lock(hand.channel_id, user_id):
+        async with self._hand_lock(hand.channel_id, user_id, in_dm=False):
             await self.ephemeral.refresh(user_id, self.newest_hand(user_id, hand))
 
     # ------------------------------------------------- one change at a time
-    def _hand_lock(self, channel_id: int, user_id: int) -> asyncio.Lock:
-        return self._hand_locks.setdefault((channel_id, user_id), asyncio.Lock())
+    def _hand_lock(self, channel_id: int, user_id: int, *, in_dm: bool) -> asyncio.Lock:
+        return self._hand_locks.setdefault((channel_id, user_id, in_dm), asyncio.Lock())
 
     def _note_hand(self, user_id: int, hand: HandSnapshot, lang: str | None = None) -> None:
         key = (hand.channel_id, user_id)
@@ -143,15 +145,15 @@ class Messenger:
         return hand
 
     @contextlib.asynccontextmanager
-    async def showing_hand(self, channel_id: int, user_id: int,
-                           while_busy: Callable[[], Awaitable[Any]]) -> AsyncIterator[None]:
-        """Hold the player's hand messages while an answer shows their hand.
+    async def showing_hand(self, channel_id: int, user_id: int, while_busy: Callable[[], Awaitable[Any]], *,
+                           in_dm: bool) -> AsyncIterator[None]:
+        """Hold the player's DM (``in_dm``) or ephemeral hand message while an answer shows their hand there.
 
-        A refresh in flight finishes first, so the answer (showing
-        :meth:`newest_hand`) is the last word.  If that takes more than
-        :data:`HAND_PATIENCE`, ``while_busy`` runs first (it defers the
+        A refresh of that message in flight finishes first, so the answer
+        (showing :meth:`newest_hand`) is the last word.  If that takes more
+        than :data:`HAND_PATIENCE`, ``while_busy`` runs first (it defers the
         interaction, which must be answered within 3 s)."""
-        lock = self._hand_lock(channel_id, user_id)
+        lock = self._hand_lock(channel_id, user_id, in_dm=in_dm)
         try:
             await asyncio.wait_for(lock.acquire(), HAND_PATIENCE)
         except asyncio.TimeoutError:
@@ -196,7 +198,7 @@ class Messenger:
     async def send_hand_dm(self, user_id: int, hand: HandSnapshot, *, lang: str) -> None:
         """Send (or edit in place) the player's private hand message."""
         self._note_hand(user_id, hand, lang)
-        async with self._hand_lock(hand.channel_id, user_id):
+        async with self._hand_lock(hand.channel_id, user_id, in_dm=True):
             await self._send_hand_dm(user_id, hand, lang=lang)
 
     async def _send_hand_dm(self, user_id: int, hand: HandSnapshot, *, lang: str) -> None:

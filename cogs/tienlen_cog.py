@@ -96,13 +96,15 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         lets it finish first and this answer shows the newest view."""
         lang = lang_of(interaction)
         user_id = interaction.user.id
-        async with self.messenger.showing_hand(hand.channel_id, user_id, lambda: defer(interaction, update=update)):
+        in_dm = update and interaction.guild_id is None  # else an ephemeral view in the channel
+        async with self.messenger.showing_hand(hand.channel_id, user_id, lambda: defer(interaction, update=update),
+                                               in_dm=in_dm):
             hand = self.messenger.newest_hand(user_id, hand)
             message = await hand_message(hand, lang, notice=notice)
             if not update:
                 return self._remember_ephemeral(interaction, hand, await reply(interaction, **message))
             await edit_own(interaction, **message)
-            if interaction.guild_id is None and interaction.message is not None:
+            if in_dm and interaction.message is not None:
                 self.messenger.remember_dm(hand.channel_id, user_id, interaction.message, hand)
             elif interaction.message is not None:
                 self.messenger.ephemeral.remember(interaction, hand, lang=lang, message_id=interaction.message.id)

@@ -105,11 +105,30 @@ async def test_a_press_answered_while_a_newer_refresh_is_in_flight_shows_the_new
         deferred.append(True)
         message.gate.set()  # Discord answers the refresh meanwhile
 
-    async with messenger.showing_hand(CHANNEL, USER, defer_interaction):
+    async with messenger.showing_hand(CHANNEL, USER, defer_interaction, in_dm=True):
         answered.append(messenger.newest_hand(USER, after))
     await refresh
     assert deferred == [True]
     assert [hand.version for hand in answered] == [later.version]
+
+
+async def test_a_slow_dm_does_not_hold_up_an_answer_in_the_channel():
+    # The DM refresh waits for Discord (say, the DM-channel bucket); the
+    # player's press on their ephemeral view is answered meanwhile.
+    _, after, later = three_views()
+    messenger = Messenger(bot=SimpleNamespace())
+    message = SlowMessage()
+    messenger.remember_dm(CHANNEL, USER, message, after)
+    refresh = asyncio.create_task(messenger.send_hand_dm(USER, later, lang="en"))
+    await asyncio.sleep(0)
+
+    async def defer_interaction():
+        raise AssertionError("the ephemeral view was not being changed")
+
+    async with messenger.showing_hand(CHANNEL, USER, defer_interaction, in_dm=False):
+        assert messenger.newest_hand(USER, after) is later
+    message.gate.set()
+    await refresh
 
 
 async def test_an_answer_with_no_refresh_in_flight_neither_waits_nor_defers():
@@ -119,5 +138,5 @@ async def test_an_answer_with_no_refresh_in_flight_neither_waits_nor_defers():
     async def defer_interaction():
         raise AssertionError("no refresh was in flight")
 
-    async with messenger.showing_hand(CHANNEL, USER, defer_interaction):
+    async with messenger.showing_hand(CHANNEL, USER, defer_interaction, in_dm=True):
         assert messenger.newest_hand(USER, after) is after
