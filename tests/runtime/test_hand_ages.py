@@ -89,16 +89,23 @@ class SlowMessage(FakeMessage):
         return await super().edit(**kwargs)
 
 
+async def dm_refresh_in_flight(shown: HandSnapshot, newer: HandSnapshot):
+    """A messenger whose DM shows ``shown`` and is being refreshed to ``newer``
+    (the edit waits for ``message.gate``): (messenger, message, the refresh's task)."""
+    messenger = Messenger(bot=SimpleNamespace())
+    message = SlowMessage()
+    messenger.remember_dm(CHANNEL, USER, message, shown)
+    refresh = asyncio.create_task(messenger.send_hand_dm(USER, newer, lang="en"))
+    await asyncio.sleep(0)
+    return messenger, message, refresh
+
+
 async def test_a_press_answered_while_a_newer_refresh_is_in_flight_shows_the_newer_view(monkeypatch):
     # The press was answered with "after"; the AI moved at once and its refresh
     # ("later") is being sent. The answer must not overwrite it with "after".
     monkeypatch.setattr(messenger_module, "HAND_PATIENCE", 0.01)
     before, after, later = three_views()
-    messenger = Messenger(bot=SimpleNamespace())
-    message = SlowMessage()
-    messenger.remember_dm(CHANNEL, USER, message, before)
-    refresh = asyncio.create_task(messenger.send_hand_dm(USER, later, lang="en"))
-    await asyncio.sleep(0)
+    messenger, message, refresh = await dm_refresh_in_flight(before, later)
     deferred, answered = [], []
 
     async def defer_interaction():
@@ -116,11 +123,7 @@ async def test_a_slow_dm_does_not_hold_up_an_answer_in_the_channel():
     # The DM refresh waits for Discord (say, the DM-channel bucket); the
     # player's press on their ephemeral view is answered meanwhile.
     _, after, later = three_views()
-    messenger = Messenger(bot=SimpleNamespace())
-    message = SlowMessage()
-    messenger.remember_dm(CHANNEL, USER, message, after)
-    refresh = asyncio.create_task(messenger.send_hand_dm(USER, later, lang="en"))
-    await asyncio.sleep(0)
+    messenger, message, refresh = await dm_refresh_in_flight(after, later)
 
     async def defer_interaction():
         raise AssertionError("the ephemeral view was not being changed")
