@@ -106,21 +106,22 @@ class Messenger:
         for seat, hand in hands.items():
             user_id = snapshot.seats[seat].user_id
             if user_id is not None:
-                self._note_hand(user_id, hand)
-                async with self._hand_lock(hand.channel_id, user_id, in_dm=False):
-                    await self.ephemeral.refresh(user_id, hand)
-                async with self._hand_lock(hand.channel_id, user_id, in_dm=True):
-                    self._dm_messages.pop((snapshot.channel_id, user_id), None)
-                    await self._send_hand_dm(user_id, hand, lang=language_of(hand.locale))
+                await self._show_everywhere(user_id, hand, new_game=True)
 
     async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
         user_id = snapshot.seats[hand.seat].user_id if hand.seat < len(snapshot.seats) else None
-        if user_id is None:
-            return
+        if user_id is not None:
+            await self._show_everywhere(user_id, hand, new_game=False)
+
+    async def _show_everywhere(self, user_id: int, hand: HandSnapshot, *, new_game: bool) -> None:
+        """The runtime's new view of a hand: the ephemeral view, then the DM (a new
+        message for a new game), each message under its own lock."""
         self._note_hand(user_id, hand)
         await self.refresh_ephemeral(user_id, hand)
-        if (snapshot.channel_id, user_id) not in self.dm_closed:
-            await self.send_hand_dm(user_id, hand, lang=language_of(hand.locale))
+        async with self._hand_lock(hand.channel_id, user_id, in_dm=True):
+            if new_game:
+                self._dm_messages.pop((hand.channel_id, user_id), None)
+            await self._send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     async def refresh_ephemeral(self, user_id: int, hand: HandSnapshot) -> None:
         """Bring the player's ephemeral view (if any) up to ``hand`` or newer."""

@@ -88,7 +88,7 @@ def _posteriors(seed: int, actions: int = 24) -> dict[int, float] | None:
     view = game.view(0)
     player = HardPlayer(samples=4, burn_in_steps=100, thinning=5, types="heuristic:1,easy:1,greedy:1")
     candidates = list(view.legal_plays[:2]) + ([None] if view.top is not None else [])
-    player._search(view, candidates, random.Random(seed), 0.0, 0.0)
+    player._search(view, candidates, random.Random(seed), 0.0, 0.0, player.types)
     weights = player.last_types
     return {seat: weights[seat]["heuristic"] / sum(weights[seat].values()) for seat in (1, 3)}
 

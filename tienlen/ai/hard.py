@@ -165,8 +165,6 @@ class HardPlayer:
         self.types = parse_prior(DEFAULT_TYPES if self.default_types else types) if isinstance(types, str) else types
         """Prior weights over the other seats' types (:mod:`tienlen.ai.opponents`);
         None: every other seat is the heuristic (no opponent model)."""
-        self.prior = self.types
-        """The prior of the decision under way (None where the default prior does not apply)."""
         self.chains = chains
         self.batch = batch
         self.scorer_sd = scorer_sd
@@ -202,10 +200,10 @@ class HardPlayer:
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
-        self.prior = None if self.default_types and not self._uses_scorer(situation) else self.types
+        types = None if self.default_types and not self._uses_scorer(situation) else self.types
         if not situation.on_turn:
             if self.search_chops and (self.scorer is None or self._uses_scorer(situation)):
-                return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0)
+                return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0, types)
             return normal_move(situation, self.weights)
         ranked = self._rank(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
@@ -217,7 +215,7 @@ class HardPlayer:
         if self.scorer_sd is not None and self._uses_scorer(situation):
             values = {id(move): value for value, move in ranked}
             priors = [values[id(move)] - values[id(candidates[0])] for move in candidates]
-        return self._search(view, candidates, rng, start, self._switch_z(situation), priors)
+        return self._search(view, candidates, rng, start, self._switch_z(situation), types, priors)
 
     def _uses_scorer(self, situation: Situation) -> bool:
         return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
@@ -239,11 +237,14 @@ class HardPlayer:
         return chosen
 
     def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random,
-                start: float, switch_z: float, priors: list[float] | None = None) -> Combo | None:
+                start: float, switch_z: float, types: "dict[str, float] | None",
+                priors: list[float] | None = None) -> Combo | None:
+        """The candidate with the best paired mean over the worlds drawn in time;
+        ``types``: the prior over the other seats' types in this decision (None: all heuristic)."""
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
-        deals = self._deals(view, builder, rng, start + budget * self.burn_in_share)
+        deals = self._deals(view, builder, rng, start + budget * self.burn_in_share, types)
         results: list[list[float]] = [[] for _ in candidates]  # per candidate, per world
         groups: list | None = [] if self.batch > 1 else None  # per world: its batch (batch means)
         alive = list(range(len(candidates)))
@@ -290,7 +291,8 @@ class HardPlayer:
         return candidates[best]
 
     def _deals(self, view: "SeatView", builder: WorldBuilder, rng: random.Random,
-               burn_in_until: float) -> "Iterator[tuple[dict[int, int], object, Kinds | None]]":
+               burn_in_until: float, types: "dict[str, float] | None",
+               ) -> "Iterator[tuple[dict[int, int], object, Kinds | None]]":
         """Worlds to play out, as (hidden hands, batch, the other seats' types or
         None): from the inference chains when the other seats have made
         decisions to learn from, else uniformly at random (independent)."""
@@ -298,11 +300,11 @@ class HardPlayer:
         if first is None:
             return
         hands, _ = first
-        model = self._model(view, builder, hands) if self.temperature is not None else None
+        model = self._model(view, builder, hands, types) if self.temperature is not None else None
         if model is None:
             worlds = 0
             while hands is not None:
-                yield hands, worlds, self._draw_types(None, hands, rng)
+                yield hands, worlds, self._draw_types(None, hands, rng, types)
                 worlds += 1
                 hands = builder.random_hands(rng)
             return
@@ -316,7 +318,7 @@ class HardPlayer:
             index = turn % len(chains)
             chain = chains[index]
             hands = dict(chain.hands)
-            yield hands, (index, drawn[index] // self.batch), self._draw_types(model, hands, rng)
+            yield hands, (index, drawn[index] // self.batch), self._draw_types(model, hands, rng, types)
             drawn[index] += 1
             for _ in range(self.thinning):
                 chain.step()
@@ -331,7 +333,8 @@ class HardPlayer:
             for chain in chains:
                 chain.step()
 
-    def _model(self, view: "SeatView", builder: WorldBuilder, hands: dict[int, int]) -> "OpponentModel | TypedModel | None":
+    def _model(self, view: "SeatView", builder: WorldBuilder, hands: dict[int, int],
+               types: "dict[str, float] | None") -> "OpponentModel | TypedModel | None":
         """The likelihood of the other seats' recorded decisions (None: nobody decided yet)."""
         recorded: list = []
 
@@ -340,16 +343,17 @@ class HardPlayer:
 
         if builder.build(hands, on_action=record) is None or not recorded:
             return None
-        if self.prior is not None:
-            return TypedModel(view, recorded, self.prior, self.temperature, self.weights)
+        if types is not None:
+            return TypedModel(view, recorded, types, self.temperature, self.weights)
         return OpponentModel(view, recorded, self.temperature, self.weights)
 
-    def _draw_types(self, model, hands: dict[int, int], rng: random.Random) -> "Kinds | None":
+    def _draw_types(self, model, hands: dict[int, int], rng: random.Random,
+                    types: "dict[str, float] | None") -> "Kinds | None":
         """Each other seat's type in this world and a seed for the random types'
         play-outs (None without an opponent model)."""
-        if self.prior is None:
+        if types is None:
             return None
-        weights = {seat: (model.posterior(seat, hand) if isinstance(model, TypedModel) else self.prior)
+        weights = {seat: (model.posterior(seat, hand) if isinstance(model, TypedModel) else types)
                    for seat, hand in hands.items() if seat != SET_ASIDE}
         for seat, seat_weights in weights.items():
             total = self.last_types.setdefault(seat, dict.fromkeys(seat_weights, 0.0))
