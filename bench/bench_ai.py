@@ -42,6 +42,7 @@ several against it)::
     python bench/bench_ai.py --pairing oracle-easy --games 400 --hard width=99 --hard rollouts=8
     python bench/bench_ai.py --pairing oracle-normal --games 200 --hard depth=2 --workers 2   # plans its own later moves too
     python bench/bench_ai.py --pairing oracle-normal --games 400 --hard depth=2 --hard inner_moves=1 --hard inner_width=2
+    python bench/bench_ai.py --pairing oracle-heuristic --games 2000 --hard ranking=scorer   # hard's candidates now
 
 Variants under the same load: ``--variant`` (repeatable) plays each variant on the
 same games, taking turns game by game, and prints each against the first, paired
@@ -167,9 +168,12 @@ class Oracle:
     level = "oracle"
 
     def __init__(self, other_level: str, *, width: int = 5, rollouts: int = 1, depth: int = 1,
-                 inner_width: int | None = None, inner_moves: int | None = None) -> None:
+                 inner_width: int | None = None, inner_moves: int | None = None, ranking: str = "heuristic") -> None:
         self.other_level = other_level
         self.width = width
+        self.ranking = ranking
+        """Whose best ``width`` moves are the candidates: "heuristic" (``hard`` before
+        issue 23) or "scorer" (the learned scorer's, as ``hard`` picks them now)."""
         self.rollouts = rollouts
         self.depth = depth
         """1: the hero's later moves in a play-out are ``normal``'s; 2: they are
@@ -183,6 +187,7 @@ class Oracle:
 
     def choose(self, view, rng):
         from tienlen.ai.normal import FINISH, normal_move, rank_moves
+        from tienlen.ai.plus import ranked_options, shipped_model
         from tienlen.ai.situation import Situation
 
         situation = Situation.from_view(view)
@@ -190,7 +195,7 @@ class Oracle:
             return None
         if not situation.on_turn or self.searches_left == 0:
             return normal_move(situation)
-        ranked = rank_moves(situation)
+        ranked = ranked_options(situation, shipped_model()) if self.ranking == "scorer" else rank_moves(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
             return ranked[0][1]
         if self.searches_left is not None:
@@ -209,7 +214,8 @@ class Oracle:
             apply_move(game, seat, move)
             players = [make_player(self.other_level) for _ in range(game.players)]
             if self.depth > 1:
-                inner = Oracle(self.other_level, width=self.inner_width, rollouts=self.rollouts, depth=self.depth - 1)
+                inner = Oracle(self.other_level, width=self.inner_width, rollouts=self.rollouts, depth=self.depth - 1,
+                               ranking=self.ranking)
                 inner.searches_left = self.inner_moves
                 inner.game = game  # the play-out's own game, as it goes
                 players[seat] = inner
@@ -229,7 +235,7 @@ def _make(level: str, job: Job, hero: bool = False):
         options = dict(job.hard_options)
         inner = {name: int(options[name]) for name in ("inner_width", "inner_moves") if name in options}
         return Oracle(job.other_level, width=int(options.get("width", 5)), rollouts=int(options.get("rollouts", 1)),
-                      depth=int(options.get("depth", 1)), **inner)
+                      depth=int(options.get("depth", 1)), ranking=str(options.get("ranking", "heuristic")), **inner)
     if level == "hard" and job.hard_options:
         from tienlen.ai import HardPlayer
         options = dict(job.hard_options)

@@ -5,6 +5,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 _PATH = Path(__file__).resolve().parents[2] / "bench" / "bench_ai.py"
 
 
@@ -30,16 +32,19 @@ def test_paired_runs_on_the_same_deals(tmp_path, capsys):
     assert "8 games (2 deals), B - A: first place +0.0" in capsys.readouterr().out
 
 
-def test_the_oracle_bound_sees_the_true_deal_and_picks_what_plays_out_best():
+@pytest.mark.parametrize("ranking", ["heuristic", "scorer"])
+def test_the_oracle_bound_sees_the_true_deal_and_picks_what_plays_out_best(ranking):
     """The bound's search: in the true deal, the candidate it picks finishes
-    (under the arena's policies) at least as well as every other candidate."""
+    (under the arena's policies) at least as well as every other candidate
+    of its ranking (the heuristic's, or the learned scorer's as ``hard`` ranks)."""
     from tienlen import RULESETS, Game
     from tienlen.ai.arena import apply_move
     from tienlen.ai.normal import normal_move, rank_moves
+    from tienlen.ai.plus import ranked_options, shipped_model
     from tienlen.ai.situation import Situation
 
     bench = _bench()
-    oracle = bench.Oracle("normal", width=3)
+    oracle = bench.Oracle("normal", width=3, ranking=ranking)
     searched = 0
     for seed in range(6):
         game = Game.deal(RULESETS["mien-nam"], 4, seed)
@@ -51,7 +56,8 @@ def test_the_oracle_bound_sees_the_true_deal_and_picks_what_plays_out_best():
         actions = len(game.actions)
         move = oracle.choose(view, None)
         assert move is None or move in view.legal_plays
-        ranked = rank_moves(Situation.from_view(view))
+        situation = Situation.from_view(view)
+        ranked = ranked_options(situation, shipped_model()) if ranking == "scorer" else rank_moves(situation)
         candidates = [option for _, option in ranked[:3]]
         if len(candidates) > 1 and move in candidates:
             searched += 1

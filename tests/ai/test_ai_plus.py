@@ -3,16 +3,17 @@
 import random
 
 import numpy as np
+import pytest
 from tienlen import RULESETS, Game
 from tienlen.ai import make_player, play_game
 from tienlen.ai.arena import apply_move
 from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES, Decision, describe
 from tienlen.ai.labels import LabelSet, finish, label_deal, label_deals, parse_mixture, policy_of, seat_policies
-from tienlen.ai.model import load
+from tienlen.ai.model import load, mlp_forward
 from tienlen.ai.normal import normal_move
 from tienlen.ai.plus import SHIPPED_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options, shipped_model
 from tienlen.ai.situation import Situation
-from tienlen.ai.train import fit_linear, fit_mlp, main as train_main, regret, split
+from tienlen.ai.train import _gradients, fit_linear, fit_mlp, group_mean, main as train_main, regret, split
 
 
 def _midgame(seed: int, actions: int = 10) -> Game:
@@ -104,12 +105,38 @@ def test_the_mlp_fit_learns_and_keeps_its_best_epoch():
     assert 1 <= model.info["best_epoch"] <= 10
 
 
+def test_a_deeper_mlp_learns_too_and_its_gradients_are_exact():
+    training, validation = split(_synthetic(600, 3))
+    model = fit_mlp(training, validation, hidden=(8, 4), epochs=10, batch=32, rate=1e-2)
+    assert sorted(model.weights) == ["b1", "b2", "w1", "w2", "w3"]
+    report = regret(model.predict(validation["rows"]), validation)
+    assert report["model_regret"] < 0.25 * report["normal_regret"]
+    # the back-propagation agrees with finite differences on every weight
+    rng = np.random.default_rng(4)
+    weights = {name: value + rng.normal(0.0, 0.3, value.shape) for name, value in model.weights.items()}
+    x, targets, groups = rng.normal(size=(12, FEATURES)), rng.normal(size=12), np.repeat(np.arange(4), 3)
+
+    def loss() -> float:
+        output = mlp_forward(weights, x)[-1]
+        return float(((output - group_mean(output, groups) - targets) ** 2).mean())
+
+    gradients = _gradients(weights, x, targets, groups, 0.0)
+    for name, value in weights.items():
+        index = tuple(rng.integers(0, size) for size in value.shape)
+        value[index] += 1e-6
+        above = loss()
+        value[index] -= 2e-6
+        below = loss()
+        value[index] += 1e-6
+        assert gradients[name][index] == pytest.approx((above - below) / 2e-6, rel=1e-4, abs=1e-8)
+
+
 def test_the_trainer_runs_end_to_end_on_a_tiny_set(tmp_path):
     weights = tmp_path / "tiny.npz"
-    assert train_main(["all", "--seeds", "100:106", "--model", "mlp", "--hidden", "4", "--epochs", "2",
+    assert train_main(["all", "--seeds", "100:106", "--model", "mlp", "--hidden", "4,3", "--epochs", "2",
                        "--out", str(weights)]) == 0
     model = load(weights)
-    assert model.kind == "mlp" and model.info["data"][0]["seeds"] == "100:106"
+    assert model.kind == "mlp" and model.info["data"][0]["seeds"] == "100:106" and model.info["hidden"] == [4, 3]
     assert model.covers("mien-nam", 4) and not model.covers("mien-bac", 4) and not model.covers("mien-nam", 3)
     game = _midgame(5)
     move = plus_move(Situation.from_game(game, game.turn), model)

@@ -24,7 +24,7 @@ import numpy as np
 
 from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES
 
-__all__ = ["Model", "load", "linear_inputs", "INTERACTIONS"]
+__all__ = ["Model", "load", "linear_inputs", "mlp_forward", "mlp_layers", "INTERACTIONS"]
 
 INTERACTIONS = ("lead", "pressed", "opponent_on_one")
 """Context flags the linear model crosses with every option feature."""
@@ -41,8 +41,9 @@ def linear_inputs(rows: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Model:
-    """``kind`` is "linear" (``weights["w"]``) or "mlp" (``w1``, ``b1``, ``w2``:
-    one hidden layer of ReLUs)."""
+    """``kind`` is "linear" (``weights["w"]``) or "mlp": layers of ReLUs
+    ``w1``, ``b1``, ``w2``, ``b2``, … and a last vector ``wN`` (no bias: only
+    differences between options count)."""
 
     kind: str
     mean: np.ndarray
@@ -66,14 +67,29 @@ class Model:
         x = self.inputs(np.asarray(rows, dtype=np.float64).reshape(-1, FEATURES))
         if self.kind == "linear":
             return x @ self.weights["w"]
-        hidden = np.maximum(x @ self.weights["w1"] + self.weights["b1"], 0.0)
-        return hidden @ self.weights["w2"]
+        return mlp_forward(self.weights, x)[-1]
 
     def save(self, path: str | Path) -> None:
         header = {"kind": self.kind, "features": FEATURES, "info": self.info}
         arrays = {f"w_{name}": value for name, value in self.weights.items()}
         np.savez_compressed(path, header=np.array(json.dumps(header, sort_keys=True)),
                             mean=self.mean, scale=self.scale, **arrays)
+
+
+def mlp_layers(weights: dict[str, np.ndarray]) -> int:
+    """How many weight matrices an MLP has (hidden layers + 1)."""
+    return sum(1 for name in weights if name.startswith("w"))
+
+
+def mlp_forward(weights: dict[str, np.ndarray], x: np.ndarray) -> list[np.ndarray]:
+    """The MLP's activations layer by layer: ``x``, each hidden layer's ReLUs,
+    and last the output (one value per row)."""
+    layers = mlp_layers(weights)
+    activations = [x]
+    for number in range(1, layers):
+        activations.append(np.maximum(activations[-1] @ weights[f"w{number}"] + weights[f"b{number}"], 0.0))
+    activations.append(activations[-1] @ weights[f"w{layers}"])
+    return activations
 
 
 def load(path: str | Path) -> Model:

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from tienlen.ai.labels import DECISIONS_PER_GAME, label_deals, parse_mixture
-from tienlen.ai.model import Model, linear_inputs, load
+from tienlen.ai.model import Model, linear_inputs, load, mlp_forward, mlp_layers
 
 __all__ = ["fit_linear", "fit_mlp", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
 
@@ -158,14 +158,16 @@ def fit_linear(data: dict[str, np.ndarray], ridge: float = 1.0) -> Model:
     return Model("linear", mean, scale, {"w": weights})
 
 
-def fit_mlp(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, hidden: int = 32,
+def fit_mlp(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, hidden: int | tuple[int, ...] = 32,
             epochs: int = 30, batch: int = 512, rate: float = 2e-3, decay: float = 1e-4,
             seed: int = 0, log=None) -> Model:
-    """One hidden layer of ReLUs, Adam on mini-batches of ``batch`` decisions;
-    the epoch with the lowest validation regret is kept."""
+    """Hidden layers of ReLUs (``hidden``: one width, or one per layer), Adam on
+    mini-batches of ``batch`` decisions; the epoch with the lowest validation
+    regret is kept."""
     rows = data["rows"].astype(np.float64)
     mean, scale = standardise(rows)
-    model = Model("mlp", mean, scale, _initial(rows.shape[1], hidden, np.random.default_rng(seed)))
+    widths = (hidden,) if isinstance(hidden, int) else tuple(hidden)
+    model = Model("mlp", mean, scale, _initial(rows.shape[1], widths, np.random.default_rng(seed)))
     x_all = model.inputs(rows)
     targets = centred(data)
     starts, lengths = _group_spans(data["groups"])
@@ -187,12 +189,15 @@ def fit_mlp(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, h
     return model
 
 
-def _initial(inputs: int, hidden: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    return {
-        "w1": rng.normal(0.0, np.sqrt(2.0 / inputs), (inputs, hidden)),
-        "b1": np.zeros(hidden),
-        "w2": rng.normal(0.0, np.sqrt(1.0 / hidden), hidden),
-    }
+def _initial(inputs: int, widths: tuple[int, ...], rng: np.random.Generator) -> dict[str, np.ndarray]:
+    weights = {}
+    fan_in = inputs
+    for number, width in enumerate(widths, start=1):
+        weights[f"w{number}"] = rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, width))
+        weights[f"b{number}"] = np.zeros(width)
+        fan_in = width
+    weights[f"w{len(widths) + 1}"] = rng.normal(0.0, np.sqrt(1.0 / fan_in), fan_in)
+    return weights
 
 
 def _group_spans(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,17 +216,20 @@ def _rows_of(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 def _gradients(weights: dict[str, np.ndarray], x: np.ndarray, targets: np.ndarray, groups: np.ndarray,
                decay: float) -> dict[str, np.ndarray]:
     """Gradients of the mean squared error of decision-centred predictions."""
-    pre = x @ weights["w1"] + weights["b1"]
-    hidden = np.maximum(pre, 0.0)
-    output = hidden @ weights["w2"]
+    activations = mlp_forward(weights, x)
+    output = activations[-1]
     error = output - group_mean(output, groups) - targets
-    d_output = 2.0 * (error - group_mean(error, groups)) / len(targets)
-    d_pre = np.outer(d_output, weights["w2"]) * (pre > 0)
-    return {
-        "w1": x.T @ d_pre + decay * weights["w1"],
-        "b1": d_pre.sum(axis=0),
-        "w2": hidden.T @ d_output + decay * weights["w2"],
-    }
+    delta = 2.0 * (error - group_mean(error, groups)) / len(targets)  # d loss / d output
+    layers = mlp_layers(weights)
+    last = f"w{layers}"
+    gradients = {last: activations[-2].T @ delta + decay * weights[last]}
+    delta = np.outer(delta, weights[last]) * (activations[-2] > 0)
+    for number in range(layers - 1, 0, -1):
+        gradients[f"w{number}"] = activations[number - 1].T @ delta + decay * weights[f"w{number}"]
+        gradients[f"b{number}"] = delta.sum(axis=0)
+        if number > 1:
+            delta = (delta @ weights[f"w{number}"].T) * (activations[number - 1] > 0)
+    return gradients
 
 
 class _Adam:
@@ -252,6 +260,7 @@ def fit(args: argparse.Namespace) -> Model:
         model = fit_linear(training, ridge=args.ridge)
     else:
         model = fit_mlp(training, validation, hidden=args.hidden, epochs=args.epochs, seed=args.seed, log=log)
+        args.hidden = list(args.hidden)
     metas = [_meta(path) for path in args.data]
     model.info.update({
         "presets": sorted({meta["preset"] for meta in metas if "preset" in meta}), "players": [4],
@@ -276,6 +285,10 @@ def bank(args: argparse.Namespace) -> dict:
     return report
 
 
+def _widths(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(","))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tienlen.ai.train", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -294,7 +307,8 @@ def _parser() -> argparse.ArgumentParser:
     fitting[1].add_argument("--out", required=True)
     for command in fitting:
         command.add_argument("--model", choices=("linear", "mlp"), default="mlp")
-        command.add_argument("--hidden", type=int, default=32)
+        command.add_argument("--hidden", type=_widths, default=(32,),
+                             help="hidden layer widths, e.g. 64 or 64,32 (MLP)")
         command.add_argument("--epochs", type=int, default=30)
         command.add_argument("--ridge", type=float, default=1.0)
         command.add_argument("--seed", type=int, default=0)
