@@ -4,7 +4,11 @@
                                [--bot <another checkout>] [--dm-opens 5 | --no-rate-limits]
 
 For each size, N tables of four scripted players (each in its own channel) play
-with buttons and selects only, choosing the engine's baseline play.  Reported:
+with buttons and selects only, choosing the engine's baseline play, and
+behave as people would: the others find the table in the channel, a
+deferred answer is waited for before going on, and a refused press is tried
+again on the newest hand message (at most 3 presses on one view of the
+table, then the player waits for it to change).  Reported:
 interactions per second, latency from INTERACTION_CREATE to the bot's first
 callback (p50, p99, max), the bot's memory per table, and REST requests per
 game action (Discord rate-limits message edits, so fewer is better); and
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -45,6 +50,7 @@ from tests.fakediscord import ClientRefused, FakeDiscord, InteractionTimeout  # 
 from tienlen import RULESETS, classify  # noqa: E402
 
 NOW = t("en", "table.now")
+PRESSES = 3  # presses a player tries on one view of the table before waiting for it to change
 STALLED = 20.0  # seconds without a move at the end of a run after which a table counts as stalled
 RULES = RULESETS["mien-nam"]
 
@@ -108,47 +114,65 @@ class Load:
         channel = fake.add_channel(f"table-{index}")
         users = [fake.add_user(f"p{index}-{seat}") for seat in range(4)]
         await asyncio.sleep(self.rng.uniform(0, self.stagger))  # tables open over a few seconds, not at once
-        created = await self.interact(fake.slash(users[0], "tienlen create", channel=channel), setup=True, what="create")
-        if created.deferred:
-            await created.wait_final(timeout=60)  # a burst of creates may be answered after a deferral
-        table = created.message
+        await self.settle(self.interact(fake.slash(users[0], "tienlen create", channel=channel), setup=True,
+                                        what="create"))
+        # The others find the table in the channel: under a burst the creator's answer is deferred ("see the
+        # channel") and the table is posted apart.
+        table = await fake.wait_for(lambda: fake.latest_message(users[1], prefix="tl:t:join:", channel=channel),
+                                    timeout=60, what="the table message")
         for user in users[1:]:
-            await self.interact(fake.click(user, table, f"tl:t:join:{channel.id}"), setup=True, what="join")
-        await self.interact(fake.click(users[0], table, f"tl:t:start:{channel.id}"), setup=True, what="start")
+            await self.settle(self.interact(fake.click(user, table, f"tl:t:join:{channel.id}"), setup=True,
+                                            what="join"))
+        await self.settle(self.interact(fake.click(users[0], table, f"tl:t:start:{channel.id}"), setup=True,
+                                        what="start"))
         by_name = {user.name: user for user in users}
         hands: dict[int, object] = {}  # each player's DM hand message (edited in place)
         last_text = None
+        presses = 0  # on the table as last_text shows it
         moved = time.monotonic()
         while time.monotonic() < stop:
             if any(cid.startswith("tl:t:next:") for cid in table.custom_ids()):
-                result = await self.interact(fake.click(users[0], table, f"tl:t:next:{channel.id}"), what="next game")
-                if result.content == t("en", "reply.started"):
-                    self.games += 1
-                    hands.clear()
+                with contextlib.suppress(InteractionTimeout, ClientRefused):  # pressed as the table changed
+                    result = await self.settle(self.interact(fake.click(users[0], table, f"tl:t:next:{channel.id}"),
+                                                             what="next game"))
+                    if result.message is not None and result.message.content == t("en", "reply.started"):
+                        self.games += 1
+                        hands.clear()
                 await asyncio.sleep(self.poll)
                 continue
             value = field_value(table, NOW) or ""
             match = re.search(r"\*\*(.+?)\*\*", value)
             user = by_name.get(match.group(1)) if match else None
-            if user is not None and user.id not in hands:
+            if user is not None and (user.id not in hands or hands[user.id].deleted):
                 found = fake.latest_with_component(user, "tl:h:")
                 if found is not None:
                     hands[user.id] = found
             hand = hands.get(user.id) if user else None
             text = table.text() if hand else None
-            if hand is None or text == last_text or not _says_turn(hand):
+            if text != last_text:
+                last_text, presses = text, 0
+            if hand is None or presses >= PRESSES or not _says_turn(hand):
                 await asyncio.sleep(self.poll)
                 continue
-            last_text = text
+            presses += 1
             if self.think[1] > 0:
                 await asyncio.sleep(self.rng.uniform(*self.think))
-            try:
+            with contextlib.suppress(InteractionTimeout, ClientRefused):
                 if await self.move(user, hand):
                     moved = time.monotonic()
-            except (InteractionTimeout, ClientRefused):
-                last_text = None  # a stale view or a slow answer: the player would simply try again
+                    presses = PRESSES  # then wait for the table to show the move
+                    continue
+            # Refused, or no answer: look at the newest hand message, as a person would, and try again.
+            hands.pop(user.id, None)
         if time.monotonic() - moved > STALLED:
             self.stalled[self.stall_reason(table, by_name, hands)] += 1
+
+    async def settle(self, pressed):
+        """The press's result once its answer is there: a deferred answer is waited for, as the presser would."""
+        result = await pressed
+        if result.deferred:
+            await result.wait_final(timeout=60)
+        return result
 
     def stall_reason(self, table, by_name: dict, hands: dict) -> str:
         """What a table that stopped moving shows, and what its player on turn sees."""
@@ -180,10 +204,18 @@ class Load:
         else:
             passing = next(cid for cid in hand.custom_ids() if cid.startswith("tl:h:pass:"))
             result = await self.interact(self.fake.click(user, hand, passing))
-        if not result.content:  # an error reply carries text; a move edits the hand
+        answer = result.content
+        if result.deferred:
+            # The hand is edited later, or an error follows: until then the player
+            # looks at the hand they pressed, and must not press it again.
+            edits = len(hand.revisions)
+            await self.fake.wait_for(lambda: result.followups or len(hand.revisions) > edits, timeout=60,
+                                     what="the deferred answer to a move")
+            answer = result.followups[0].content if result.followups else ""
+        if not answer:  # an error reply carries text; a move edits the hand
             self.actions += 1
             return True
-        self.refusals[f"move: the bot said {reply_key(result.content)}"] += 1
+        self.refusals[f"move: the bot said {reply_key(answer)}"] += 1
         return False
 
 
