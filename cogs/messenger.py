@@ -4,7 +4,9 @@ Implements :class:`runtime.outbox.Notifier`.  The public table message is
 edited in place and the edits are coalesced (one in flight per table) and
 paced by the channel's rate-limit bucket as Discord reports it (see
 :mod:`cogs.rest_budget`): a busy table waits for the refill and then shows
-its latest state, and never draws a 429.  Hands go by DM; when a player's DMs
+its latest state, and never draws a 429.  Hands go by DM (a DM channel not
+open yet is opened in the background: Discord lets a bot open 5 every 5 s,
+and the table must not wait for it); when a player's DMs
 are closed the ephemeral "My hand" view serves instead and the player is told
 once; a player's latest ephemeral view is refreshed like a DM
 (:mod:`cogs.ephemeral_hands`).  Each hand message (the DM, the ephemeral
@@ -207,6 +209,12 @@ class Messenger:
         if key in self.dm_closed:
             return
         previous = self._dm_messages.get(key)
+        if previous is None and user_id not in self._dm_channel_ids:
+            # Opening a DM channel can wait seconds for Discord's bucket (5 every
+            # 5 s for the whole bot): it waits apart, so the table's other news
+            # does not queue behind it, and the hand then sent is the newest.
+            self._send_dm_later(user_id, key, delay=0.0)
+            return
         if previous is not None and not needs_edit(hand, previous[1]):
             return
         try:
@@ -227,7 +235,7 @@ class Messenger:
                 log.warning("could not DM a hand at table %s: %s", hand.channel_id, error)
                 return
             self.outages.failed("DMs", error)
-            self._retry_dm_later(user_id, key)
+            self._send_dm_later(user_id, key)
 
     async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
         """The player's DM channel: known in this process, stored by any process
@@ -244,21 +252,30 @@ class Messenger:
         self._dm_channel_ids[user_id] = channel_id
         return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
-    def _retry_dm_later(self, user_id: int, key: tuple[int, int]) -> None:
-        """Send the player's latest hand again once Discord answers."""
+    def _send_dm_later(self, user_id: int, key: tuple[int, int], *, delay: float = RETRY_FIRST) -> None:
+        """Send the player's latest hand in the background, after ``delay``: once
+        their DM channel is open, or again once Discord answers."""
         running = self._dm_retries.get(key)
         if running is not None and not running.done():
             return
 
-        async def retry() -> None:
-            delay = RETRY_FIRST
+        async def send() -> None:
+            wait = delay
             while key not in self._dm_messages and key not in self.dm_closed:
-                await asyncio.sleep(delay)
+                await asyncio.sleep(wait)
+                wait = min(max(wait * 2, RETRY_FIRST), RETRY_MAX)
+                try:
+                    await self._dm_channel(user_id)
+                except Exception as error:
+                    if not is_outage(error):  # refused, or the database failing: the hand's next change tries again
+                        log.warning("could not open a DM channel for table %s: %r", key[0], error)
+                        return
+                    self.outages.failed("DMs", error)
+                    continue
                 hand, lang = self._latest_hands[key]
                 await self.send_hand_dm(user_id, hand, lang=lang)
-                delay = min(delay * 2, RETRY_MAX)
 
-        self._dm_retries[key] = asyncio.create_task(retry(), name=f"dm-retry-{key[0]}")
+        self._dm_retries[key] = asyncio.create_task(send(), name=f"dm-send-{key[0]}")
 
     # ------------------------------------------------------ table message
     async def _edit_loop(self, channel_id: int) -> None:
