@@ -8,7 +8,8 @@ with buttons and selects only, choosing the engine's baseline play, and
 behave as people would: the others find the table in the channel, a
 deferred answer is waited for before going on, and a refused press is tried
 again on the newest hand message (at most 3 presses on one view of the
-table, then the player waits for it to change).  Reported:
+table, then the player waits for it to change), and a player on turn
+without a DM after 5 s presses "My hand".  Reported:
 interactions per second, latency from INTERACTION_CREATE to the bot's first
 callback (p50, p99, max), the bot's memory per table, and REST requests per
 game action (Discord rate-limits message edits, so fewer is better); and
@@ -51,6 +52,7 @@ from tienlen import RULESETS, classify  # noqa: E402
 
 NOW = t("en", "table.now")
 PRESSES = 3  # presses a player tries on one view of the table before waiting for it to change
+HAND_WAIT = 5.0  # seconds a player on turn waits for their DM before pressing "My hand"
 STALLED = 20.0  # seconds without a move at the end of a run after which a table counts as stalled
 RULES = RULESETS["mien-nam"]
 
@@ -129,9 +131,15 @@ class Load:
         hands: dict[int, object] = {}  # each player's DM hand message (edited in place)
         last_text = None
         presses = 0  # on the table as last_text shows it
+        next_pressed_on = None  # the table as it was when "Next game" was last pressed
+        no_dm_since: dict[int, float] = {}  # players on turn without a hand message, since when
         moved = time.monotonic()
         while time.monotonic() < stop:
             if any(cid.startswith("tl:t:next:") for cid in table.custom_ids()):
+                if table.text() == next_pressed_on:  # answered: the table has not caught up yet
+                    await asyncio.sleep(self.poll)
+                    continue
+                next_pressed_on = table.text()
                 with contextlib.suppress(InteractionTimeout, ClientRefused):  # pressed as the table changed
                     result = await self.settle(self.interact(fake.click(users[0], table, f"tl:t:next:{channel.id}"),
                                                              what="next game"))
@@ -147,6 +155,13 @@ class Load:
                 found = fake.latest_with_component(user, "tl:h:")
                 if found is not None:
                     hands[user.id] = found
+                elif time.monotonic() - no_dm_since.setdefault(user.id, time.monotonic()) > HAND_WAIT:
+                    del no_dm_since[user.id]  # no DM yet: they press "My hand" (and again later if need be)
+                    with contextlib.suppress(InteractionTimeout, ClientRefused):
+                        shown = await self.settle(self.interact(
+                            fake.click(user, table, f"tl:t:hand:{channel.id}"), what="my hand"))
+                        if shown.message is not None and shown.message.has_component_prefix("tl:h:"):
+                            hands[user.id] = shown.message
             hand = hands.get(user.id) if user else None
             text = table.text() if hand else None
             if text != last_text:
@@ -157,6 +172,8 @@ class Load:
             presses += 1
             if self.think[1] > 0:
                 await asyncio.sleep(self.rng.uniform(*self.think))
+                if not _says_turn(hand):  # the turn ran out (or was moved on) while they thought
+                    continue
             with contextlib.suppress(InteractionTimeout, ClientRefused):
                 if await self.move(user, hand):
                     moved = time.monotonic()
