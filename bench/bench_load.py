@@ -128,7 +128,7 @@ class Load:
         await self.settle(self.interact(fake.click(users[0], table, f"tl:t:start:{channel.id}"), setup=True,
                                         what="start"))
         by_name = {user.name: user for user in users}
-        hands: dict[int, object] = {}  # each player's DM hand message (edited in place)
+        hands: dict[int, object] = {}  # each player's hand message: their DM, or their "My hand" view
         last_text = None
         presses = 0  # on the table as last_text shows it
         next_pressed_on = None  # the table as it was when "Next game" was last pressed
