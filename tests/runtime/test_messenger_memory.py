@@ -78,18 +78,20 @@ async def settled() -> None:
         await asyncio.gather(*pending)
 
 
-async def dealt(messenger: Messenger, state: TableState) -> None:
+async def dealt() -> tuple[FakeBot, Messenger, TableState]:
+    """A messenger that has shown a game's deal: the table, and An's and Bao's DMs."""
+    bot = FakeBot()
+    messenger = Messenger(bot=bot)
+    state = playing()
     snapshot = snapshot_of(state, version=1)
     await messenger.table_changed(snapshot)
     await messenger.hands_dealt(snapshot, {0: hand_of(state, 0), 1: hand_of(state, 1)})
     await settled()
+    return bot, messenger, state
 
 
 async def test_a_closed_table_leaves_nothing_behind():
-    bot = FakeBot()
-    messenger = Messenger(bot=bot)
-    state = playing()
-    await dealt(messenger, state)
+    bot, messenger, state = await dealt()
     assert set(bot.sent) == {ALICE, BOB} and messenger.kept() > 0
 
     await messenger.table_changed(snapshot_of(state, version=2, closed=True))
@@ -98,10 +100,7 @@ async def test_a_closed_table_leaves_nothing_behind():
 
 
 async def test_a_player_who_left_is_forgotten_and_the_others_are_kept():
-    bot = FakeBot()
-    messenger = Messenger(bot=bot)
-    state = playing()
-    await dealt(messenger, state)
+    bot, messenger, state = await dealt()
     with_both = messenger.kept()
 
     await messenger.table_changed(snapshot_of(lobby_of_alice(), version=2))
@@ -113,10 +112,7 @@ async def test_a_player_who_left_is_forgotten_and_the_others_are_kept():
 
 
 async def test_forgetting_a_table_does_not_break_a_hand_edit_in_flight():
-    bot = FakeBot()
-    messenger = Messenger(bot=bot)
-    state = playing()
-    await dealt(messenger, state)
+    bot, messenger, state = await dealt()
     dm = bot.sent[ALICE]
     dm.gate.clear()  # Discord has not answered this edit yet
     newer = hand_of(state, 0, selected=tuple(state.table.game.hand(0)[:1]))
