@@ -63,9 +63,13 @@ class EphemeralHands:
         if previous is not None and previous.message_id not in (None, message_id):
             self._delete_later(previous)
 
-    def forget_table(self, channel_id: int) -> None:
-        for key in [key for key in self._shown if key[0] == channel_id]:
-            del self._shown[key]
+    def forget(self, channel_id: int, user_id: int) -> None:
+        """The player left the table (or it closed): their view is no longer kept current."""
+        self._shown.pop((channel_id, user_id), None)
+
+    def kept(self) -> set[tuple[int, int]]:
+        """The (table, player) pairs whose view is kept current."""
+        return set(self._shown)
 
     async def refresh(self, user_id: int, hand: HandSnapshot) -> None:
         """Show ``hand`` in the player's live ephemeral view, if they have one."""

@@ -4,7 +4,9 @@ Implements :class:`runtime.outbox.Notifier`.  The public table message is
 edited in place and the edits are coalesced (one in flight per table) and
 paced by the channel's rate-limit bucket as Discord reports it (see
 :mod:`cogs.rest_budget`): a busy table waits for the refill and then shows
-its latest state, and never draws a 429.  Hands go by DM; when a player's DMs
+its latest state, and never draws a 429.  Hands go by DM (a DM channel not
+open yet is opened in the background: Discord lets a bot open 5 every 5 s,
+and the table must not wait for it); when a player's DMs
 are closed the ephemeral "My hand" view serves instead and the player is told
 once; a player's latest ephemeral view is refreshed like a DM
 (:mod:`cogs.ephemeral_hands`).  Each hand message (the DM, the ephemeral
@@ -21,7 +23,7 @@ import asyncio
 import contextlib
 import io
 import logging
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Hashable
 
 import aiohttp
 import discord
@@ -35,6 +37,7 @@ from cogs.rest_budget import ChannelBudget, Outages, is_outage
 from i18n import language_of, t
 from runtime.outbox import Undelivered
 from runtime.snapshot import GameSummary, HandSnapshot, TableSnapshot
+from tienlen.table import Phase
 
 if TYPE_CHECKING:
     from runtime.service import TableService
@@ -62,9 +65,11 @@ class Messenger:
         self._cleanups: set[asyncio.Task[None]] = set()
         self._latest_hands: dict[tuple[int, int], tuple[HandSnapshot, str]] = {}
         """(table, player): the newest hand the runtime sent, and its language."""
-        self._hand_locks: dict[tuple[int, int, bool], asyncio.Lock] = {}
+        self._hand_locks = _Locks()
         """(table, player, in a DM): one lock per hand message, so a slow DM (a
         DM channel waiting for Discord's bucket) never holds up the ephemeral view."""
+        self._followed: dict[int, set[int]] = {}
+        """Table -> the players whose hands are kept here (forgotten when they go, see :meth:`_forget`)."""
         self.tables: "TableService | None" = None
         self._latest: dict[int, TableSnapshot] = {}
         self._dirty: set[int] = set()
@@ -90,8 +95,9 @@ class Messenger:
         current = self._latest.get(snapshot.channel_id)
         if current is None or snapshot.version >= current.version:
             self._latest[snapshot.channel_id] = snapshot
+            if snapshot.closed or snapshot.phase is not Phase.PLAYING:
+                self._forget(snapshot.channel_id, keep=() if snapshot.closed else _users(snapshot))
         if snapshot.closed:
-            self.ephemeral.forget_table(snapshot.channel_id)
             reason = next((event.other for event in snapshot.events if event.kind == "closed"), "ended")
             if reason != "ended":  # /tienlen end answers publicly itself
                 await self.announce_closed(snapshot.channel_id, snapshot.guild_id, reason, snapshot.language)
@@ -103,6 +109,7 @@ class Messenger:
             )
 
     async def hands_dealt(self, snapshot: TableSnapshot, hands: dict[int, HandSnapshot]) -> None:
+        self._forget(snapshot.channel_id, keep=_users(snapshot))  # who left since the last game
         for seat, hand in hands.items():
             user_id = snapshot.seats[seat].user_id
             if user_id is not None:
@@ -118,22 +125,54 @@ class Messenger:
         message for a new game), each message under its own lock."""
         self._note_hand(user_id, hand)
         await self.refresh_ephemeral(user_id, hand)
-        async with self._hand_lock(hand.channel_id, user_id, in_dm=True):
+        async with self._hand_locks.hold((hand.channel_id, user_id, True)):
             if new_game:
                 self._dm_messages.pop((hand.channel_id, user_id), None)
             await self._send_hand_dm(user_id, hand, lang=language_of(hand.locale))
 
     async def refresh_ephemeral(self, user_id: int, hand: HandSnapshot) -> None:
         """Bring the player's ephemeral view (if any) up to ``hand`` or newer."""
-        async with self._hand_lock(hand.channel_id, user_id, in_dm=False):
+        async with self._hand_locks.hold((hand.channel_id, user_id, False)):
             await self.ephemeral.refresh(user_id, self.newest_hand(user_id, hand))
 
-    # ------------------------------------------------- one change at a time
-    def _hand_lock(self, channel_id: int, user_id: int, *, in_dm: bool) -> asyncio.Lock:
-        return self._hand_locks.setdefault((channel_id, user_id, in_dm), asyncio.Lock())
+    # ------------------------------------------------------ what is kept
+    def _forget(self, channel_id: int, *, keep: "tuple[int, ...] | frozenset[int]") -> None:
+        """Drop what is kept of the table's players who are not in ``keep`` (they
+        left; a closed table keeps no one).  A hand message being changed keeps its
+        lock until the change is done: the lock goes with its last holder."""
+        followed = self._followed.get(channel_id)
+        if not followed:
+            return
+        for user_id in followed.difference(keep):
+            key = (channel_id, user_id)
+            self._latest_hands.pop(key, None)  # a DM still to be sent finds nothing to send and stops
+            self._dm_messages.pop(key, None)
+            self._dm_retries.pop(key, None)
+            self.dm_closed.discard(key)
+            self._dm_notice_due.discard(key)
+            self.ephemeral.forget(channel_id, user_id)
+        followed.intersection_update(keep)
+        if not followed:
+            del self._followed[channel_id]
 
+    def _follow(self, channel_id: int, user_id: int) -> None:
+        self._followed.setdefault(channel_id, set()).add(user_id)
+
+    def _gone(self, channel_id: int) -> bool:
+        """The table closed: an answer that lands after that must not bring back what was forgotten."""
+        return self.tables is not None and self.tables.table(channel_id) is None
+
+    def kept(self) -> int:
+        """How many tables and (table, player) pairs this messenger keeps anything of (tests, leaks)."""
+        per_table = set(self._latest) | set(self._editors) | set(self._shown_top) | set(self._followed)
+        per_player = (set(self._latest_hands) | set(self._dm_messages) | set(self._dm_retries) | self.dm_closed
+                      | self._dm_notice_due | self.ephemeral.kept())
+        return len(per_table) + len(per_player) + len(self._hand_locks)
+
+    # ------------------------------------------------- one change at a time
     def _note_hand(self, user_id: int, hand: HandSnapshot, lang: str | None = None) -> None:
         key = (hand.channel_id, user_id)
+        self._follow(hand.channel_id, user_id)
         known = self._latest_hands.get(key)
         if known is None or known[0].game_id != hand.game_id or known[0].version <= hand.version:
             self._latest_hands[key] = (hand, lang or language_of(hand.locale))
@@ -154,16 +193,8 @@ class Messenger:
         (showing :meth:`newest_hand`) is the last word.  If that takes more
         than :data:`HAND_PATIENCE`, ``while_busy`` runs first (it defers the
         interaction, which must be answered within 3 s)."""
-        lock = self._hand_lock(channel_id, user_id, in_dm=in_dm)
-        try:
-            await asyncio.wait_for(lock.acquire(), HAND_PATIENCE)
-        except asyncio.TimeoutError:
-            await while_busy()
-            await lock.acquire()
-        try:
+        async with self._hand_locks.hold((channel_id, user_id, in_dm), patience=HAND_PATIENCE, while_busy=while_busy):
             yield
-        finally:
-            lock.release()
 
     # --------------------------------------------------------------- DMs
     def remember_dm(self, channel_id: int, user_id: int, message: discord.Message, hand: HandSnapshot) -> None:
@@ -173,7 +204,10 @@ class Messenger:
         the table over sends a fresh one; the old one still has live buttons):
         the one they used becomes the hand, the other is deleted rather than
         left showing stale cards and controls."""
+        if self._gone(channel_id):
+            return
         key = (channel_id, user_id)
+        self._follow(channel_id, user_id)
         previous = self._dm_messages.get(key)
         self._dm_messages[key] = (message, shown_hand(hand))
         if previous is not None and previous[0].id != message.id:
@@ -196,10 +230,17 @@ class Messenger:
             return True
         return False
 
+    def remember_ephemeral(self, interaction: discord.Interaction, hand: HandSnapshot, *, lang: str,
+                           message_id: int | None, original: bool = True) -> None:
+        """The cog just showed ``hand`` in an ephemeral view: it is kept current from now on."""
+        if not self._gone(hand.channel_id):
+            self._follow(hand.channel_id, interaction.user.id)
+            self.ephemeral.remember(interaction, hand, lang=lang, message_id=message_id, original=original)
+
     async def send_hand_dm(self, user_id: int, hand: HandSnapshot, *, lang: str) -> None:
         """Send (or edit in place) the player's private hand message."""
         self._note_hand(user_id, hand, lang)
-        async with self._hand_lock(hand.channel_id, user_id, in_dm=True):
+        async with self._hand_locks.hold((hand.channel_id, user_id, True)):
             await self._send_hand_dm(user_id, hand, lang=lang)
 
     async def _send_hand_dm(self, user_id: int, hand: HandSnapshot, *, lang: str) -> None:
@@ -207,6 +248,12 @@ class Messenger:
         if key in self.dm_closed:
             return
         previous = self._dm_messages.get(key)
+        if previous is None and user_id not in self._dm_channel_ids:
+            # Opening a DM channel can wait seconds for Discord's bucket (5 every
+            # 5 s for the whole bot): it waits apart, so the table's other news
+            # does not queue behind it, and the hand then sent is the newest.
+            self._send_dm_later(user_id, key, delay=0.0)
+            return
         if previous is not None and not needs_edit(hand, previous[1]):
             return
         try:
@@ -215,7 +262,8 @@ class Messenger:
             else:
                 channel = await self._dm_channel(user_id)
                 message = await channel.send(**await hand_message(hand, lang))
-            self._dm_messages[key] = (message, shown_hand(hand))
+            if key in self._latest_hands:  # else the player left (or the table closed) meanwhile
+                self._dm_messages[key] = (message, shown_hand(hand))
             self.outages.recovered("DMs")
         except discord.Forbidden:
             self.dm_closed.add(key)
@@ -227,7 +275,7 @@ class Messenger:
                 log.warning("could not DM a hand at table %s: %s", hand.channel_id, error)
                 return
             self.outages.failed("DMs", error)
-            self._retry_dm_later(user_id, key)
+            self._send_dm_later(user_id, key)
 
     async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
         """The player's DM channel: known in this process, stored by any process
@@ -244,21 +292,33 @@ class Messenger:
         self._dm_channel_ids[user_id] = channel_id
         return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
-    def _retry_dm_later(self, user_id: int, key: tuple[int, int]) -> None:
-        """Send the player's latest hand again once Discord answers."""
+    def _send_dm_later(self, user_id: int, key: tuple[int, int], *, delay: float = RETRY_FIRST) -> None:
+        """Send the player's latest hand in the background, after ``delay``: once
+        their DM channel is open, or again once Discord answers."""
         running = self._dm_retries.get(key)
         if running is not None and not running.done():
             return
 
-        async def retry() -> None:
-            delay = RETRY_FIRST
+        async def send() -> None:
+            wait = delay
             while key not in self._dm_messages and key not in self.dm_closed:
-                await asyncio.sleep(delay)
-                hand, lang = self._latest_hands[key]
+                await asyncio.sleep(wait)
+                wait = min(max(wait * 2, RETRY_FIRST), RETRY_MAX)
+                try:
+                    await self._dm_channel(user_id)
+                except Exception as error:
+                    if not is_outage(error):  # refused, or the database failing: the hand's next change tries again
+                        log.warning("could not open a DM channel for table %s: %r", key[0], error)
+                        return
+                    self.outages.failed("DMs", error)
+                    continue
+                latest = self._latest_hands.get(key)
+                if latest is None:  # forgotten: the player left or the table closed
+                    return
+                hand, lang = latest
                 await self.send_hand_dm(user_id, hand, lang=lang)
-                delay = min(delay * 2, RETRY_MAX)
 
-        self._dm_retries[key] = asyncio.create_task(retry(), name=f"dm-retry-{key[0]}")
+        self._dm_retries[key] = asyncio.create_task(send(), name=f"dm-send-{key[0]}")
 
     # ------------------------------------------------------ table message
     async def _edit_loop(self, channel_id: int) -> None:
@@ -286,6 +346,11 @@ class Messenger:
                     continue
             if channel_id in self._dirty and self.edit_interval > 0:
                 await asyncio.sleep(self.edit_interval)
+        if self._latest[channel_id].closed:  # its last edit is made: nothing more to show of this table
+            del self._latest[channel_id]
+            self._shown_top.pop(channel_id, None)
+            if self._editors.get(channel_id) is asyncio.current_task():
+                del self._editors[channel_id]
 
     async def _render_table(self, snapshot: TableSnapshot) -> None:
         lang = self.public_lang(snapshot.guild_id, snapshot.language)
@@ -363,3 +428,43 @@ class Messenger:
 
 def _with_view(view: discord.ui.View | None) -> dict[str, Any]:
     return {"view": view} if view is not None else {}
+
+
+def _users(snapshot: TableSnapshot) -> frozenset[int]:
+    return frozenset(seat.user_id for seat in snapshot.seats if seat.user_id is not None)
+
+
+class _Locks:
+    """One asyncio lock per key, kept only while someone holds it or waits for it
+    (one per hand message ever shown would pile up for the life of the process)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[Hashable, tuple[asyncio.Lock, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: Hashable, *, patience: float | None = None,
+                   while_busy: Callable[[], Awaitable[Any]] | None = None) -> AsyncIterator[None]:
+        """Hold ``key``'s lock; if it is not free within ``patience`` s, run ``while_busy`` first, then wait on."""
+        lock, users = self._locks.get(key, (None, 0))
+        lock = lock or asyncio.Lock()
+        self._locks[key] = (lock, users + 1)
+        try:
+            try:
+                await asyncio.wait_for(lock.acquire(), patience)
+            except asyncio.TimeoutError:
+                if while_busy is not None:
+                    await while_busy()
+                await lock.acquire()
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            lock, users = self._locks[key]
+            if users > 1:
+                self._locks[key] = (lock, users - 1)
+            else:
+                del self._locks[key]

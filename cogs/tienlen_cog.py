@@ -107,14 +107,14 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             if in_dm and interaction.message is not None:
                 self.messenger.remember_dm(hand.channel_id, user_id, interaction.message, hand)
             elif interaction.message is not None:
-                self.messenger.ephemeral.remember(interaction, hand, lang=lang, message_id=interaction.message.id)
+                self.messenger.remember_ephemeral(interaction, hand, lang=lang, message_id=interaction.message.id)
 
     def _remember_ephemeral(self, interaction: discord.Interaction, hand: HandSnapshot, sent: Any) -> None:
         """Hand the new ephemeral hand message to the messenger, which keeps it current."""
         if isinstance(sent, discord.InteractionCallbackResponse):
-            self.messenger.ephemeral.remember(interaction, hand, lang=lang_of(interaction), message_id=sent.message_id)
+            self.messenger.remember_ephemeral(interaction, hand, lang=lang_of(interaction), message_id=sent.message_id)
         elif isinstance(sent, discord.WebhookMessage):
-            self.messenger.ephemeral.remember(interaction, hand, lang=lang_of(interaction), message_id=sent.id,
+            self.messenger.remember_ephemeral(interaction, hand, lang=lang_of(interaction), message_id=sent.id,
                                               original=False)
 
     # ------------------------------------------------------------- lobby

@@ -17,6 +17,7 @@ cursor makes it).
 
 What stays SQLAlchemy's: the engine and its pool (checkout in a greenlet,
 with its events and :mod:`db.connect`'s liveness checks, reset on return,
+closing a returned connection it has no room for, also in a greenlet,
 invalidation), the statements (Core, built from the models, see
 :class:`HotStatement`), their SQL as SQLAlchemy's dialect compiles it, the
 bind and result processing of their column types, the translation of driver
@@ -39,7 +40,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Dialect, exc
 from sqlalchemy.sql import sqltypes
-from sqlalchemy.pool import Pool, PoolProxiedConnection
+from sqlalchemy.pool import Pool, PoolProxiedConnection, QueuePool
 from sqlalchemy.sql import Executable
 from sqlalchemy.util import greenlet_spawn
 
@@ -441,8 +442,18 @@ async def transaction(
         if fairy.is_valid and driver.in_transaction:
             fairy.invalidate()  # never handed out again mid-transaction
         # With no transaction open, giving the connection back needs no
-        # database call (the adapters' rollback on return has nothing to do).
-        fairy.close()
+        # database call (the adapters' rollback on return has nothing to do),
+        # unless the pool has no room for it and closes it: that is I/O, which
+        # the drivers' adapters do only in a greenlet.
+        if fairy.is_valid and _full(pool):
+            await greenlet_spawn(fairy.close)
+        else:
+            fairy.close()
+
+
+def _full(pool: Pool) -> bool:
+    """Whether a connection given back to ``pool`` now is closed rather than kept (an overflow connection)."""
+    return not isinstance(pool, QueuePool) or pool.checkedin() >= pool.size()
 
 
 async def _checkout(pool: Pool, dialect: Dialect, attempt: Attempt) -> PoolProxiedConnection:

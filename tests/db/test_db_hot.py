@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import gc
+import logging
 import warnings
 
 import asyncpg
@@ -253,6 +254,31 @@ async def test_a_checkout_needs_a_greenlet_only_to_wait(
     assert [str(warning.message) for warning in caught] == []
     assert db.engine.sync_engine.pool.checkedout() == 0
     assert (await dblayer.load_game(db, game_id)).actions == ({"x": 1}, {"x": 2})
+
+
+async def test_a_connection_the_pool_has_no_room_for_is_closed_cleanly(
+    db: Database, make_game, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A hot write on an overflow connection, given back when the pool is full:
+    the pool closes it, which is I/O (in a greenlet), not an error in the log
+    and a driver connection left open."""
+    game_id = await make_game([human(1), human(2)])
+    pool = db.engine.sync_engine.pool
+    held = [await db.engine.connect() for _ in range(pool.size())]  # the hot write gets an overflow connection
+
+    async def store(connection: HotConnection) -> None:
+        for other in held:  # meanwhile the pool's own connections come back: it is full again
+            await other.close()
+        await _insert_while_running(connection, [(game_id, 0, '{"x": 1}')])
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        await db.hot_write(store)
+        gc.collect()
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING] == []
+    assert [str(warning.message) for warning in caught] == []
+    assert (pool.checkedout(), pool.checkedin(), pool.overflow()) == (0, pool.size(), 0)
+    assert (await dblayer.load_game(db, game_id)).actions == ({"x": 1},)
 
 
 # ------------------------------------------------------------- the fence

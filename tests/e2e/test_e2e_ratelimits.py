@@ -49,3 +49,25 @@ async def test_changes_while_the_bucket_is_empty_become_one_edit_of_the_latest_s
     edits = [request for request in fake.requests_since(mark) if request.key == EDIT_ROUTE]
     assert len(edits) == 1  # three changes, one edit
     assert all(name in table.text() for name in ("bob", "carol", "Bot Lan"))
+
+
+async def test_a_move_is_shown_while_a_players_dm_channel_waits_for_discords_bucket(fake_discord, start_bot, make_bot):
+    """Discord lets a bot open only a few DM channels at a time: a deal to new
+    players waits for that bucket.  The table message must not wait behind it,
+    and the DM that arrives late shows the hand as it is then, not as dealt."""
+    fake = fake_discord
+    fake.rate_limits.set_limit("dm-create", 1, 250.0)  # one DM channel every 5 s at the fixture's time scale
+    handle = await start_bot(make_bot())
+    alice, bob = fake.users[:2]
+    driver = await open_table(fake, [alice, bob], "mien-nam")
+    leader = await fake.wait_for(lambda: driver.user_named(driver.turn_name() or ""), what="the leader")
+    driver.ephemeral_hands[leader.id] = None  # the leader plays from "My hand" (an interaction's own answer)
+    before = driver.table.text()
+    await driver.play_turn(leader)
+    assert driver.table.text() != before
+    late = [user for user in (alice, bob) if fake.latest_with_component(user, "tl:h:") is None]
+    assert late, "the move was shown only once every DM channel was open"
+
+    dm = await fake.wait_for(lambda: fake.latest_with_component(late[0], "tl:h:"), timeout=15, what="the late DM")
+    await handle.bot.tables.flush()
+    assert len(dm.revisions) == 1, "the late DM showed the dealt hand, then the game as it is"

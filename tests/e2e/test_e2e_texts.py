@@ -66,7 +66,7 @@ async def test_a_game_read_in_english_and_vietnamese(fake_discord, start_bot, ma
     lang = lang_of[leader.id]
     assert t(lang, "hand.must_include", card=str(game.required_card)) in leader_hand.text()
     assert "pass" not in hand_buttons(leader_hand) and "play" in hand_buttons(leader_hand)
-    waiting = driver.hand_message(follower)
+    waiting = await fake.wait_for(lambda: driver.hand_message(follower), what="the other player's DM")
     assert "pass" in hand_buttons(waiting)
     assert next(c for c in waiting.walk_components() if c.get("custom_id", "").startswith("tl:h:pass"))["disabled"]
 
