@@ -13,7 +13,8 @@ from tienlen.ai.model import load, mlp_forward
 from tienlen.ai.normal import normal_move
 from tienlen.ai.plus import SHIPPED_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options, shipped_model
 from tienlen.ai.situation import Situation
-from tienlen.ai.train import _gradients, fit_linear, fit_mlp, group_mean, main as train_main, regret, split
+from tienlen.ai.train import (_gradients, _initial, fit_ensemble, fit_linear, fit_mlp, group_mean, main as train_main,
+                              merge_mlps, regret, split)
 
 
 def _midgame(seed: int, actions: int = 10) -> Game:
@@ -131,12 +132,34 @@ def test_a_deeper_mlp_learns_too_and_its_gradients_are_exact():
         assert gradients[name][index] == pytest.approx((above - below) / 2e-6, rel=1e-4, abs=1e-8)
 
 
+@pytest.mark.parametrize("widths", [(5,), (5, 3)])
+def test_an_ensemble_is_one_wider_mlp_that_predicts_its_members_mean(widths):
+    rng = np.random.default_rng(5)
+    members = [_initial(FEATURES, widths, rng) for _ in range(3)]
+    for weights in members:
+        for name in weights:
+            if name.startswith("b"):
+                weights[name] = rng.normal(0.0, 0.5, weights[name].shape)
+    x = rng.normal(size=(20, FEATURES))
+    mean = np.mean([mlp_forward(weights, x)[-1] for weights in members], axis=0)
+    assert np.allclose(mlp_forward(merge_mlps(members), x)[-1], mean)
+
+
+def test_an_ensemble_fit_keeps_every_members_epoch():
+    training, validation = split(_synthetic(300, 6))
+    model = fit_ensemble(training, validation, members=3, hidden=4, epochs=3, batch=32, rate=1e-2)
+    assert model.weights["w1"].shape == (FEATURES, 12) and len(model.info["best_epoch"]) == 3
+    report = regret(model.predict(validation["rows"]), validation)
+    assert report["model_regret"] < report["normal_regret"]
+
+
 def test_the_trainer_runs_end_to_end_on_a_tiny_set(tmp_path):
     weights = tmp_path / "tiny.npz"
-    assert train_main(["all", "--seeds", "100:106", "--model", "mlp", "--hidden", "4,3", "--epochs", "2",
+    assert train_main(["all", "--seeds", "100:106", "--model", "mlp", "--hidden", "4,3", "--epochs", "2", "--members", "2",
                        "--out", str(weights)]) == 0
     model = load(weights)
     assert model.kind == "mlp" and model.info["data"][0]["seeds"] == "100:106" and model.info["hidden"] == [4, 3]
+    assert model.info["members"] == 2 and model.weights["w2"].shape == (8, 6)
     assert model.covers("mien-nam", 4) and not model.covers("mien-bac", 4) and not model.covers("mien-nam", 3)
     game = _midgame(5)
     move = plus_move(Situation.from_game(game, game.turn), model)

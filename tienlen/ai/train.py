@@ -15,14 +15,18 @@ deals 1,000,000 to 1,000,499; :data:`DEFAULT_TRAIN_SEEDS` and
     python -m tienlen.ai.train bank --data bank.npz --weights normal_plus.npz
     python -m tienlen.ai.train label --policy normal_plus.npz --seeds 51000000:51100000 --hours 0.5 --out labels-r2.npz
     python -m tienlen.ai.train all --seeds 50000000:50100000 --hours 0.5 --out normal_plus.npz   # label + fit
+    python -m tienlen.ai.train fit --data labels-r1.npz labels-r2.npz --members 10 --epochs 15 --out normal_plus.npz
 
 Fitting minimises, over the options of each decision, the squared error
 between the model's values (minus their mean over the decision) and the
 labels (settlement minus the mean over the decision): only differences
 between a decision's options are learned.  The linear model is solved in
-closed form (ridge); the MLP (one hidden layer of ReLUs) with Adam on
-mini-batches of decisions, keeping the epoch with the lowest regret on a
-held-out tenth of the decisions.
+closed form (ridge); the MLP (layers of ReLUs) with Adam on mini-batches
+of decisions, keeping the epoch with the lowest regret on a held-out tenth
+of the decisions.  ``--members K`` fits K MLPs from different seeds and
+ships their mean as one wider MLP: the labels are single play-outs of
+hidden deals, so each fit carries its own share of their noise, and the
+mean of several carries less (measured in BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import numpy as np
 from tienlen.ai.labels import DECISIONS_PER_GAME, label_deals, parse_mixture
 from tienlen.ai.model import Model, linear_inputs, load, mlp_forward, mlp_layers
 
-__all__ = ["fit_linear", "fit_mlp", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
+__all__ = ["fit_linear", "fit_mlp", "fit_ensemble", "merge_mlps", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
 
 DEFAULT_TRAIN_SEEDS = "50000000:50100000"
 DEFAULT_BANK_SEEDS = "90000000:90003000"
@@ -189,6 +193,47 @@ def fit_mlp(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, h
     return model
 
 
+def fit_ensemble(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, members: int,
+                 seed: int = 0, log=None, **options) -> Model:
+    """``members`` MLPs (seeds ``seed``, ``seed + 1``, …) averaged, as one wider
+    MLP: their hidden layers side by side (block-diagonal beyond the first),
+    the output weights divided by ``members``, so it predicts exactly their mean.
+    Averaging models fitted to noisy labels cancels part of each one's error."""
+    fitted = []
+    for number in range(members):
+        model = fit_mlp(data, validation, seed=seed + number, log=log, **options)
+        fitted.append(model)
+        if log:
+            log(f"member {number + 1}/{members}: best epoch {model.info['best_epoch']}")
+    merged = Model("mlp", fitted[0].mean, fitted[0].scale, merge_mlps([model.weights for model in fitted]))
+    merged.info.update({"members": members, "best_epoch": [model.info["best_epoch"] for model in fitted]})
+    return merged
+
+
+def merge_mlps(members: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One MLP whose output is the mean of ``members``' (same shapes, same inputs)."""
+    layers = mlp_layers(members[0])
+    merged = {"w1": np.concatenate([weights["w1"] for weights in members], axis=1)}
+    for number in range(1, layers + 1):
+        name = f"w{number}"
+        if number == layers:
+            merged[name] = np.concatenate([weights[name] for weights in members]) / len(members)
+        elif number > 1:
+            merged[name] = _block_diagonal([weights[name] for weights in members])
+        if number < layers:
+            merged[f"b{number}"] = np.concatenate([weights[f"b{number}"] for weights in members])
+    return merged
+
+
+def _block_diagonal(blocks: list[np.ndarray]) -> np.ndarray:
+    out = np.zeros((sum(block.shape[0] for block in blocks), sum(block.shape[1] for block in blocks)))
+    row = column = 0
+    for block in blocks:
+        out[row:row + block.shape[0], column:column + block.shape[1]] = block
+        row, column = row + block.shape[0], column + block.shape[1]
+    return out
+
+
 def _initial(inputs: int, widths: tuple[int, ...], rng: np.random.Generator) -> dict[str, np.ndarray]:
     weights = {}
     fan_in = inputs
@@ -259,7 +304,9 @@ def fit(args: argparse.Namespace) -> Model:
     if args.model == "linear":
         model = fit_linear(training, ridge=args.ridge)
     else:
-        model = fit_mlp(training, validation, hidden=args.hidden, epochs=args.epochs, seed=args.seed, log=log)
+        options = {"hidden": args.hidden, "epochs": args.epochs, "seed": args.seed, "log": log}
+        model = (fit_ensemble(training, validation, members=args.members, **options) if args.members > 1
+                 else fit_mlp(training, validation, **options))
         args.hidden = list(args.hidden)
     metas = [_meta(path) for path in args.data]
     model.info.update({
@@ -310,6 +357,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--hidden", type=_widths, default=(32,),
                              help="hidden layer widths, e.g. 64 or 64,32 (MLP)")
         command.add_argument("--epochs", type=int, default=30)
+        command.add_argument("--members", type=int, default=1,
+                             help="an ensemble of this many MLPs (seeds --seed, --seed + 1, ...), shipped as one wider MLP")
         command.add_argument("--ridge", type=float, default=1.0)
         command.add_argument("--seed", type=int, default=0)
     scoring = commands.add_parser("bank", help="regret of weights on labelled positions")
