@@ -72,7 +72,7 @@ class BotHandle:
             return
         self.stopped = True
         try:
-            await asyncio.wait_for(self.bot.close(), STOP_TIMEOUT)
+            await _bounded(self.bot.close(), "bot.close()")
             await self._await_main_task(STOP_TIMEOUT)
         finally:
             await self._cancel_spawned()
@@ -106,14 +106,32 @@ class BotHandle:
             self.task.cancel()
         except BaseException:
             pass  # the bot's own failure or cancellation: it is stopped either way
-        await asyncio.gather(self.task, return_exceptions=True)
+        await asyncio.wait({self.task}, timeout=timeout)
 
     async def _cancel_spawned(self) -> None:
         current = asyncio.current_task()
         pending = [t for t in list(self._tasks) if not t.done() and t is not current]
         for task in pending:
             task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        if not pending:
+            return
+        # Bounded: a task that swallows its cancellation would otherwise hang the test run.
+        _, stuck = await asyncio.wait(pending, timeout=STOP_TIMEOUT)
+        if stuck:
+            raise AssertionError(f"bot task(s) still running {STOP_TIMEOUT} s after being cancelled: "
+                                 f"{sorted(task.get_name() for task in stuck)}")
+
+
+async def _bounded(work: Any, what: str) -> None:
+    """Await ``work`` for at most STOP_TIMEOUT s, then cancel it and wait at most as long again:
+    unlike ``asyncio.wait_for``, never waits forever for a coroutine that swallows its cancellation."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=STOP_TIMEOUT)
+    if not done:
+        task.cancel()
+        await asyncio.wait({task}, timeout=STOP_TIMEOUT)
+        raise asyncio.TimeoutError(f"{what} did not finish within {STOP_TIMEOUT} s")
+    task.result()
 
 
 @asynccontextmanager
