@@ -406,6 +406,12 @@ class Game:
         return tuple(self._actions)
 
     @property
+    def action_log(self) -> Sequence[Action]:
+        """Every accepted action, as the game's own list: read it, never change it
+        (no copy: play-outs read it at every move)."""
+        return self._actions
+
+    @property
     def cards_played(self) -> int:
         """Mask of every card played so far (visible to all)."""
         played = 0

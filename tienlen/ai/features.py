@@ -11,14 +11,17 @@ normal heuristic's own choice, and passing when it is allowed.  Each option
 gets a row of :data:`OPTION_NAMES` (what the move does to the hand, the
 heuristic's own terms) followed by the decision's :data:`CONTEXT_NAMES`
 (lead or follow, the counts, the top combo, passes, the unseen cards per
-rank), so that a model can weigh the same move differently in different
-situations.
+rank, how each opponent has played so far: :mod:`tienlen.ai.behaviour`), so
+that a model can weigh the same move differently in different situations.
+Names are only ever added at the end: a model trained on the first N
+features reads the first N columns of today's rows.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from tienlen.ai.behaviour import BEHAVIOUR_NAMES, behaviour
 from tienlen.ai.decompose import plan
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, _distinct, _Scorer
 from tienlen.ai.situation import Situation
@@ -51,7 +54,7 @@ CONTEXT_NAMES = (
     "opponents", "passed", "still_in_round", *(f"top_{kind.value}" for kind in KINDS), "top_combo_size",
     "top_combo_rank", "top_owner_cards", "top_owner_next", "has_played", "cong_open", "unseen_twos",
     *(f"unseen_rank_{rank}" for rank in range(13)), "plan_cost", "plan_parts", "pressed",
-    "opponent_on_one", "follow_suit", "leftover", "cong_rule",
+    "opponent_on_one", "follow_suit", "leftover", "cong_rule", *BEHAVIOUR_NAMES,
 )
 FEATURES = len(OPTION_NAMES) + len(CONTEXT_NAMES)
 
@@ -223,4 +226,5 @@ def _context(situation: Situation, scorer: _Scorer) -> list[float]:
         float(scorer.min_opponent <= 2), float(1 in opponent_counts),
         float(rules.follow_suit), float(rules.leftover is not LeftoverRule.NONE),
         float(rules.cong is not CongRule.NONE),
+        *behaviour(situation.actions, situation.players, opponents),
     ]

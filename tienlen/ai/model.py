@@ -11,7 +11,10 @@ context flags (leading, an opponent on one or two cards, the last two in
 play): alone, a context feature is the same for every option and cancels.
 
 Weights live in an ``.npz`` file (no pickles) with a JSON header describing
-the model and how it was trained; :func:`load` reads one back.
+the model and how it was trained; :func:`load` reads one back.  A model
+keeps how many features it was trained on (``features``): features are only
+ever added at the end of a row, so a model of the first N reads the first N
+columns of today's rows and older weights keep working.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class Model:
     weights: dict[str, np.ndarray]
     info: dict = field(default_factory=dict)
     """How the model was trained (seeds, positions, fit figures): goes in the file."""
+    features: int = FEATURES
+    """How many of the leading feature columns it reads."""
 
     def covers(self, preset: str, players: int) -> bool:
         """Whether the model was trained on this rule set and table size
@@ -64,13 +69,13 @@ class Model:
 
     def predict(self, rows) -> np.ndarray:
         """One value per row (higher = better option)."""
-        x = self.inputs(np.asarray(rows, dtype=np.float64).reshape(-1, FEATURES))
+        x = self.inputs(np.atleast_2d(np.asarray(rows, dtype=np.float64))[:, :self.features])
         if self.kind == "linear":
             return x @ self.weights["w"]
         return mlp_forward(self.weights, x)[-1]
 
     def save(self, path: str | Path) -> None:
-        header = {"kind": self.kind, "features": FEATURES, "info": self.info}
+        header = {"kind": self.kind, "features": self.features, "info": self.info}
         arrays = {f"w_{name}": value for name, value in self.weights.items()}
         np.savez_compressed(path, header=np.array(json.dumps(header, sort_keys=True)),
                             mean=self.mean, scale=self.scale, **arrays)
@@ -93,10 +98,11 @@ def mlp_forward(weights: dict[str, np.ndarray], x: np.ndarray) -> list[np.ndarra
 
 
 def load(path: str | Path) -> Model:
-    """A model saved by :meth:`Model.save`; refuses one built for other features."""
+    """A model saved by :meth:`Model.save`; refuses one built for more features than there are."""
     with np.load(path, allow_pickle=False) as data:
         header = json.loads(str(data["header"]))
-        if header["features"] != FEATURES:
-            raise ValueError(f"{path}: built for {header['features']} features, not {FEATURES}")
+        if header["features"] > FEATURES:
+            raise ValueError(f"{path}: built for {header['features']} features, there are {FEATURES}")
         weights = {name[2:]: data[name] for name in data.files if name.startswith("w_")}
-        return Model(header["kind"], data["mean"], data["scale"], weights, header.get("info", {}))
+        return Model(header["kind"], data["mean"], data["scale"], weights, header.get("info", {}),
+                     header["features"])

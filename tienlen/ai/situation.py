@@ -2,7 +2,7 @@
 
 :class:`Situation` carries the same information as a
 :class:`~tienlen.game.SeatView` (own hand, public counts, the top play, passes,
-the pool of unseen cards, the legal plays) without the action log.  It is
+the pool of unseen cards, the legal plays, the public action log).  It is
 built from a view for real decisions, and straight from a
 :class:`~tienlen.game.Game` inside search playouts, where building a full
 view for every simulated move would cost more than the move itself.
@@ -19,6 +19,7 @@ from tienlen.cards import FULL_DECK
 if TYPE_CHECKING:
     from tienlen.combos import Combo
     from tienlen.game import Game, SeatView
+    from tienlen.records import Action
     from tienlen.rules import RuleSet
 
 __all__ = ["Situation"]
@@ -42,6 +43,8 @@ class Situation:
     legal: Sequence["Combo"]
     chain_value: int = 0
     """Chop money already riding on the top play's chain (public)."""
+    actions: Sequence["Action"] = ()
+    """The public action log so far (how the other seats have played)."""
 
     @classmethod
     def from_view(cls, view: "SeatView") -> "Situation":
@@ -59,6 +62,7 @@ class Situation:
             has_played=view.has_played,
             unseen=view.unseen,
             legal=view.legal_plays,
+            actions=view.actions,
         )
 
     @classmethod
@@ -80,6 +84,7 @@ class Situation:
             has_played=[game.has_played(other) for other in range(players)],
             unseen=FULL_DECK & ~hand & ~game.cards_played,
             legal=game.legal_plays(seat),
+            actions=game.action_log,
         )
 
     # ------------------------------------------------------------ derived

@@ -64,13 +64,21 @@ def label(args: argparse.Namespace) -> dict[str, np.ndarray]:
                                stop=lambda: deadline is not None and time.monotonic() >= deadline)
     arrays = labels.arrays()
     meta = {"preset": args.preset, "seeds": f"{seeds.start}:{seeds.start + done}", "per_game": args.per_game,
-            "policy": "normal+" if model else "normal", "policy_info": model.info if model else {},
+            "policy": "normal+" if model else "normal", "policy_info": _summary(model) if model else {},
             "opponents": args.opponents or "the labelling policy",
             "decisions": labels.decisions, "options": len(labels.values),
             "seconds": round(time.monotonic() - started, 1)}
     arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
     print(json.dumps(meta), file=sys.stderr)
     return arrays
+
+
+def _summary(model: Model) -> dict:
+    """What names a labelling model: its shape and the seeds of its data (the
+    data's own records would nest every earlier round's, ever deeper)."""
+    info = model.info
+    return {"features": model.features, "hidden": info.get("hidden"), "members": info.get("members", 1),
+            "data": [part.get("seeds") for part in info.get("data", [])]}
 
 
 def load_labels(paths: list[str]) -> dict[str, np.ndarray]:
@@ -159,7 +167,7 @@ def fit_linear(data: dict[str, np.ndarray], ridge: float = 1.0) -> Model:
     x_centred = x - np.stack([group_mean(column, groups) for column in x.T], axis=1)
     gram = x_centred.T @ x_centred + ridge * np.eye(x.shape[1])
     weights = np.linalg.solve(gram, x_centred.T @ centred(data))
-    return Model("linear", mean, scale, {"w": weights})
+    return Model("linear", mean, scale, {"w": weights}, features=data["rows"].shape[1])
 
 
 def fit_mlp(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, hidden: int | tuple[int, ...] = 32,
@@ -171,7 +179,8 @@ def fit_mlp(data: dict[str, np.ndarray], validation: dict[str, np.ndarray], *, h
     rows = data["rows"].astype(np.float64)
     mean, scale = standardise(rows)
     widths = (hidden,) if isinstance(hidden, int) else tuple(hidden)
-    model = Model("mlp", mean, scale, _initial(rows.shape[1], widths, np.random.default_rng(seed)))
+    model = Model("mlp", mean, scale, _initial(rows.shape[1], widths, np.random.default_rng(seed)),
+                  features=rows.shape[1])
     x_all = model.inputs(rows)
     targets = centred(data)
     starts, lengths = _group_spans(data["groups"])
@@ -205,7 +214,8 @@ def fit_ensemble(data: dict[str, np.ndarray], validation: dict[str, np.ndarray],
         fitted.append(model)
         if log:
             log(f"member {number + 1}/{members}: best epoch {model.info['best_epoch']}")
-    merged = Model("mlp", fitted[0].mean, fitted[0].scale, merge_mlps([model.weights for model in fitted]))
+    merged = Model("mlp", fitted[0].mean, fitted[0].scale, merge_mlps([model.weights for model in fitted]),
+                   features=fitted[0].features)
     merged.info.update({"members": members, "best_epoch": [model.info["best_epoch"] for model in fitted]})
     return merged
 
@@ -299,6 +309,8 @@ class _Adam:
 # -------------------------------------------------------------------- CLI
 def fit(args: argparse.Namespace) -> Model:
     data = load_labels(args.data)
+    if args.features:
+        data["rows"] = data["rows"][:, :args.features]
     training, validation = split(data, seed=args.seed)
     log = lambda text: print(text, file=sys.stderr, flush=True)
     if args.model == "linear":
@@ -361,6 +373,8 @@ def _parser() -> argparse.ArgumentParser:
                              help="an ensemble of this many MLPs (seeds --seed, --seed + 1, ...), shipped as one wider MLP")
         command.add_argument("--ridge", type=float, default=1.0)
         command.add_argument("--seed", type=int, default=0)
+        command.add_argument("--features", type=int, default=0,
+                             help="fit on the first N features only (0: all), e.g. to measure what later ones add")
     scoring = commands.add_parser("bank", help="regret of weights on labelled positions")
     scoring.add_argument("--data", nargs="+", required=True)
     scoring.add_argument("--weights", required=True)
