@@ -106,3 +106,33 @@ def test_the_trainer_can_fit_on_the_first_features_only(tmp_path):
     assert train_main(["all", "--seeds", "300:305", "--hidden", "4", "--epochs", "1", "--features", "72",
                        "--out", str(weights)]) == 0
     assert load(weights).features == 72
+
+
+def test_models_on_other_data_and_fewer_features_combine_into_one_that_predicts_their_mean(tmp_path):
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(2, 5, 150)
+    rows = rng.random((sizes.sum(), FEATURES)).astype(np.float32)
+    groups = np.repeat(np.arange(150), sizes)
+    choice = np.zeros(len(rows), dtype=bool)
+    choice[np.cumsum(sizes) - sizes] = True
+    full = {"rows": rows, "values": (2.0 * rows[:, 3]).astype(np.float32), "groups": groups, "normal_choice": choice}
+    prefix = dict(full, rows=rows[:, :72], values=(1.0 * rows[:, 9]).astype(np.float32))
+    models = [fit_mlp(*split(full), hidden=(5, 3), epochs=2, batch=16),  # of one depth: the merge needs it
+              fit_mlp(*split(prefix), hidden=(4, 3), epochs=2, batch=16)]
+    for number, model in enumerate(models):
+        model.save(tmp_path / f"{number}.npz")
+    assert train_main(["combine", "--weights", str(tmp_path / "0.npz"), str(tmp_path / "1.npz"),
+                       "--out", str(tmp_path / "both.npz")]) == 0
+    both = load(tmp_path / "both.npz")
+    assert both.features == FEATURES and both.weights["w1"].shape == (FEATURES, 9)
+    assert np.allclose(both.predict(rows), (models[0].predict(rows) + models[1].predict(rows)) / 2)
+    assert [part["features"] for part in both.info["combined"]] == [FEATURES, 72]
+
+
+def test_a_loaded_model_plays_with_one_blas_thread(tmp_path):
+    from threadpoolctl import threadpool_info
+
+    from tienlen.ai.plus import SHIPPED_WEIGHTS
+
+    load(SHIPPED_WEIGHTS)
+    assert all(pool["num_threads"] == 1 for pool in threadpool_info() if pool["user_api"] == "blas")

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES
 
@@ -97,8 +98,24 @@ def mlp_forward(weights: dict[str, np.ndarray], x: np.ndarray) -> list[np.ndarra
     return activations
 
 
+_BLAS_LIMITED = False
+
+
+def _one_blas_thread() -> None:
+    """A decision's products are small: with more than one BLAS thread, OpenBLAS
+    splits the wider models' ones across threads that spin for a core, which
+    tripled the CPU time of a decision when every core is busy (measured in
+    BENCHMARKS.md).  Set once per process that loads a model to play."""
+    global _BLAS_LIMITED
+    if not _BLAS_LIMITED:
+        threadpool_limits(limits=1, user_api="blas")
+        _BLAS_LIMITED = True
+
+
 def load(path: str | Path) -> Model:
-    """A model saved by :meth:`Model.save`; refuses one built for more features than there are."""
+    """A model saved by :meth:`Model.save` (to play: BLAS gets one thread, see
+    :func:`_one_blas_thread`); refuses one built for more features than there are."""
+    _one_blas_thread()
     with np.load(path, allow_pickle=False) as data:
         header = json.loads(str(data["header"]))
         if header["features"] > FEATURES:

@@ -16,6 +16,8 @@ deals 1,000,000 to 1,000,499; :data:`DEFAULT_TRAIN_SEEDS` and
     python -m tienlen.ai.train label --policy normal_plus.npz --seeds 51000000:51100000 --hours 0.5 --out labels-r2.npz
     python -m tienlen.ai.train all --seeds 50000000:50100000 --hours 0.5 --out normal_plus.npz   # label + fit
     python -m tienlen.ai.train fit --data labels-r1.npz labels-r2.npz --members 10 --epochs 15 --out normal_plus.npz
+    python -m tienlen.ai.train fit --data labels-r2.npz --features 72 --out first72.npz   # the first 72 features only
+    python -m tienlen.ai.train combine --weights old.npz new.npz --out normal_plus.npz   # the mean of two models
 
 Fitting minimises, over the options of each decision, the squared error
 between the model's values (minus their mean over the decision) and the
@@ -26,7 +28,8 @@ of decisions, keeping the epoch with the lowest regret on a held-out tenth
 of the decisions.  ``--members K`` fits K MLPs from different seeds and
 ships their mean as one wider MLP: the labels are single play-outs of
 hidden deals, so each fit carries its own share of their noise, and the
-mean of several carries less (measured in BENCHMARKS.md).
+mean of several carries less (measured in BENCHMARKS.md).  ``combine`` does
+the same for models fitted apart, on other labels or fewer features.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import numpy as np
 from tienlen.ai.labels import DECISIONS_PER_GAME, label_deals, parse_mixture
 from tienlen.ai.model import Model, linear_inputs, load, mlp_forward, mlp_layers
 
-__all__ = ["fit_linear", "fit_mlp", "fit_ensemble", "merge_mlps", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
+__all__ = ["fit_linear", "fit_mlp", "fit_ensemble", "merge_mlps", "combine", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
 
 DEFAULT_TRAIN_SEEDS = "50000000:50100000"
 DEFAULT_BANK_SEEDS = "90000000:90003000"
@@ -235,6 +238,25 @@ def merge_mlps(members: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return merged
 
 
+def combine(models: list[Model]) -> Model:
+    """One MLP predicting the mean of ``models`` (MLPs of one depth, trained on
+    other data or on fewer features): each one's standardisation is folded into
+    its first layer and the features it does not read get zero weights, so the
+    merged model reads raw rows of the widest one's features."""
+    features = max(model.features for model in models)
+    folded = []
+    for model in models:
+        weights = dict(model.weights)
+        first = weights["w1"] / model.scale[:, None]
+        weights["b1"] = weights["b1"] - (model.mean / model.scale) @ weights["w1"]
+        weights["w1"] = np.vstack([first, np.zeros((features - model.features, first.shape[1]))])
+        folded.append(weights)
+    merged = Model("mlp", np.zeros(features), np.ones(features), merge_mlps(folded), features=features)
+    merged.info.update({key: value for key, value in models[0].info.items() if key in ("presets", "players")})
+    merged.info["combined"] = [dict(model.info, features=model.features) for model in models]
+    return merged
+
+
 def _block_diagonal(blocks: list[np.ndarray]) -> np.ndarray:
     out = np.zeros((sum(block.shape[0] for block in blocks), sum(block.shape[1] for block in blocks)))
     row = column = 0
@@ -375,6 +397,9 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--seed", type=int, default=0)
         command.add_argument("--features", type=int, default=0,
                              help="fit on the first N features only (0: all), e.g. to measure what later ones add")
+    combining = commands.add_parser("combine", help="one model that predicts the mean of several MLPs")
+    combining.add_argument("--weights", nargs="+", required=True)
+    combining.add_argument("--out", required=True)
     scoring = commands.add_parser("bank", help="regret of weights on labelled positions")
     scoring.add_argument("--data", nargs="+", required=True)
     scoring.add_argument("--weights", required=True)
@@ -385,6 +410,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "bank":
         bank(args)
+        return 0
+    if args.command == "combine":
+        combine([load(path) for path in args.weights]).save(args.out)
         return 0
     if args.command in ("label", "all"):
         arrays = label(args)
