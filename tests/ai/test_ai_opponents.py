@@ -191,3 +191,16 @@ def test_an_explicit_prior_applies_everywhere_and_none_turns_the_model_off():
             seen.append((types, bool(player.last_types)))
     assert any(found for types, found in seen if types == "greedy:1")
     assert not any(found for types, found in seen if types is None)
+
+
+def test_the_scorer_type_plays_the_learned_scorer_in_play_outs():
+    from tienlen.ai.plus import plus_move, shipped_model
+
+    assert parse_prior("scorer:1,heuristic:1") == {"scorer": 0.5, "heuristic": 0.5}
+    policy = policy_for("scorer", 7)
+    for seed in range(6):
+        game = Game.deal(RULESETS["mien-nam"], 4, seed)
+        for _ in range(8):
+            situation = Situation.from_game(game, game.turn)
+            assert policy(situation) == plus_move(situation, shipped_model())
+            apply_move(game, game.turn, policy(situation))

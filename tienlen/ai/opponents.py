@@ -9,7 +9,8 @@ of one observed decision given the seat's hand at the time:
   (:class:`~tienlen.ai.inference.OpponentModel`);
 * ``easy`` — :class:`~tienlen.ai.easy.EasyPlayer`'s own probabilities (the
   lowest combo, now and then a random one or a lazy pass);
-* ``greedy`` — the lowest combo every time, every free chop taken.
+* ``greedy`` — the lowest combo every time, every free chop taken;
+* ``scorer`` (opt-in) — the learned scorer in the play-outs, the heuristic's likelihood.
 
 :class:`TypedModel` keeps a prior weight per type.  For the deal chain it
 gives each seat's log-likelihood of a hand as the prior-weighted mixture over
@@ -36,8 +37,10 @@ if TYPE_CHECKING:
 
 __all__ = ["TYPES", "LowestModel", "TypedModel", "parse_prior", "policy_for", "draw_types"]
 
-TYPES = {"heuristic": None, "easy": EASY, "greedy": GREEDY}
-"""Type name -> the lowest-combo chances (wander, lazy, notice_chop), or None for the heuristic."""
+TYPES = {"heuristic": None, "easy": EASY, "greedy": GREEDY, "scorer": None}
+"""Type name -> the lowest-combo chances (wander, lazy, notice_chop), or None for the heuristic's
+likelihood.  ``scorer`` (opt-in, an experiment) plays the learned scorer (``normal``) in the
+play-outs but is recognised by the heuristic's likelihood, with which it agrees most of the time."""
 
 
 def parse_prior(text: str) -> dict[str, float]:
@@ -136,6 +139,11 @@ def policy_for(kind: str, seed: int, weights: Weights = DEFAULT_WEIGHTS) -> Poli
     """A play-out policy of type ``kind``; random types draw from a generator
     seeded by ``seed`` (the same seed for every candidate of a world: paired)."""
     chances = TYPES[kind]
+    if kind == "scorer":
+        from tienlen.ai.plus import plus_move, shipped_model
+
+        model = shipped_model()
+        return lambda situation: plus_move(situation, model)
     if chances is None:
         return normal_heuristic(weights)
     return lowest_policy(random.Random(seed), chances)
