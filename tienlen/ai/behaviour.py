@@ -10,25 +10,29 @@ and pass).
 
 Leads and follows are told apart from the log alone: a play starts a round
 when it is the first, when the previous play was the same seat's (everyone
-else passed), or when it could not beat the previous play (another size, or a
-lower top card, and no bomb).  A rare lead that happens to beat the last play
-of the round before counts as a follow; these are statistics, not rules.
+else passed), or when the rules would not let it beat the previous play
+(:meth:`~tienlen.rules.RuleSet.can_beat`).  A rare lead that happens to beat
+the last play of the round before counts as a follow; these are statistics.
 
 >>> from tienlen import Game, RULESETS
 >>> game = Game(RULESETS["mien-nam"], ["3S 4S 5S 9H", "6D 7D 8D 2H", "3C 3D KS", "JH QH 4C"])
 >>> _ = game.play(0, "3S")
 >>> _ = game.play(1, "6D")
 >>> _ = game.pass_turn(2)
->>> row = behaviour(game.action_log, 4, [1, 2, 3])
+>>> row = behaviour(game.action_log, game.rules, 4, [1, 2, 3])
 >>> [round(value, 3) for value in row[:10]]  # seat 1 followed 3♠ with 6♦; seat 2 passed on it
 [0.0, 0.5, 0.0, 1.0, 0.125, 0.0, 0.5, 0.5, 0.625, 0.0]
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
+from tienlen.combos import Combo, classify
 from tienlen.records import Action
+
+if TYPE_CHECKING:
+    from tienlen.rules import RuleSet
 
 __all__ = ["BEHAVIOUR_NAMES", "behaviour"]
 
@@ -64,49 +68,31 @@ class _Seat:
         ]
 
 
-def behaviour(actions: Sequence[Action], players: int, opponents: Sequence[int]) -> list[float]:
+def behaviour(actions: Sequence[Action], rules: "RuleSet", players: int, opponents: Sequence[int]) -> list[float]:
     """:data:`BEHAVIOUR_NAMES`, for ``opponents`` (up to three seats, in
     order; missing slots are zeros) from the public ``actions`` so far."""
     seats = [_Seat() for _ in range(players)]
-    last_mask = last_seat = -1
+    last: Combo | None = None
+    last_seat = -1
     for kind, seat, mask in actions:
         if kind == "play":
-            size, top = mask.bit_count(), mask.bit_length() - 1
+            play = classify(mask, rules)
             record = seats[seat]
-            if last_mask < 0 or last_seat == seat or _cannot_follow(mask, size, top, last_mask):
+            if last is None or last_seat == seat or not rules.can_beat(play, last):
                 record.leads += 1
-                record.lead_singles += size == 1
-                record.lead_ranks += top >> 2
+                record.lead_singles += play[3] == 1
+                record.lead_ranks += play[2] >> 2
             else:
                 record.follows += 1
-                record.jumps += max(0, (top >> 2) - ((last_mask.bit_length() - 1) >> 2))
-            last_mask, last_seat = mask, seat
-        elif kind in ("pass", "timeout") and last_mask >= 0:
+                record.jumps += max(0, (play[2] >> 2) - (last[2] >> 2))
+            last, last_seat = play, seat
+        elif kind in ("pass", "timeout") and last is not None:
             record = seats[seat]
             record.passes += 1
-            if last_mask.bit_count() == 1:
+            if last[3] == 1:
                 record.single_passes += 1
-                record.pass_ranks += (last_mask.bit_length() - 1) >> 2
+                record.pass_ranks += last[2] >> 2
     row: list[float] = []
     for slot in range(3):
         row += seats[opponents[slot]].features() if slot < len(opponents) else [0.0] * len(PER_SEAT)
     return row
-
-
-def _cannot_follow(mask: int, size: int, top: int, last_mask: int) -> bool:
-    """Whether a play could not have beaten ``last_mask`` as a follow (so it led a new round).
-    Only a bomb may follow a play of another size: chopping 2s or a smaller bomb."""
-    if size == last_mask.bit_count():
-        return top < last_mask.bit_length() - 1
-    return not (_is_bomb(mask, size, top) and (last_mask >> 48 or _is_bomb(last_mask, last_mask.bit_count(),
-                                                                            last_mask.bit_length() - 1)))
-
-
-def _is_bomb(mask: int, size: int, top: int) -> bool:
-    """Four of a kind, or three or more consecutive pairs (2s excluded)."""
-    rank = top >> 2
-    if size == 4:
-        return (mask >> (4 * rank)) & 0xF == 0xF
-    if size < 6 or size % 2 or rank == 12:
-        return False
-    return all(((mask >> (4 * (rank - step))) & 0xF).bit_count() == 2 for step in range(size // 2))

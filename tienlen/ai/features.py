@@ -226,5 +226,5 @@ def _context(situation: Situation, scorer: _Scorer) -> list[float]:
         float(scorer.min_opponent <= 2), float(1 in opponent_counts),
         float(rules.follow_suit), float(rules.leftover is not LeftoverRule.NONE),
         float(rules.cong is not CongRule.NONE),
-        *behaviour(situation.actions, situation.players, opponents),
+        *behaviour(situation.actions, rules, situation.players, opponents),
     ]
