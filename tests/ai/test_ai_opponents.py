@@ -204,3 +204,30 @@ def test_the_scorer_type_plays_the_learned_scorer_in_play_outs():
             situation = Situation.from_game(game, game.turn)
             assert policy(situation) == plus_move(situation, shipped_model())
             apply_move(game, game.turn, policy(situation))
+
+
+class _LastMoveScorer:
+    """A stand-in model that values each option by its position: the last one wins."""
+
+    def covers(self, rules_name: str, players: int) -> bool:
+        return True
+
+    def predict(self, rows):
+        return list(range(len(rows)))
+
+
+def test_the_scorer_type_plays_the_model_it_is_given():
+    from tienlen.ai.plus import plus_move, shipped_model
+
+    stand_in = _LastMoveScorer()
+    policy = policy_for("scorer", 7, scorer=stand_in)
+    differs = 0
+    for seed in range(6):
+        game = Game.deal(RULESETS["mien-nam"], 4, seed)
+        for _ in range(8):
+            situation = Situation.from_game(game, game.turn)
+            move = policy(situation)
+            assert move == plus_move(situation, stand_in)
+            differs += move != plus_move(situation, shipped_model())
+            apply_move(game, game.turn, move)
+    assert differs

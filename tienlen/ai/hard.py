@@ -389,7 +389,7 @@ class HardPlayer:
         if kinds is not None:
             types, seed = kinds
             for other, kind in types.items():
-                policies[other] = policy_for(kind, seed * 31 + other, self.weights)
+                policies[other] = policy_for(kind, seed * 31 + other, self.weights, self.scorer)
         return policies
 
     def _hero_policy(self, world: "Game") -> "Callable[[Situation], Combo | None] | None":
