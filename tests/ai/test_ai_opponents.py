@@ -231,3 +231,76 @@ def test_the_scorer_type_plays_the_model_it_is_given():
             differs += move != plus_move(situation, shipped_model())
             apply_move(game, game.turn, move)
     assert differs
+
+
+def _table_played_by(kind: str, seed: int, actions: int):
+    """A mien-nam deal whose four seats played ``actions`` actions as ``kind``
+    (the learned scorer or the heuristic), with seat 0's view and the other
+    seats' recorded decisions; None if the game ended first."""
+    from tienlen.ai.inference import record_decisions
+    from tienlen.ai.normal import normal_move
+    from tienlen.ai.plus import plus_move, shipped_model
+    from tienlen.ai.sampling import apply_plain
+
+    rules = RULESETS["mien-nam"]
+    game = Game.deal(rules, 4, seed)
+    while not game.finished and len(game.actions) < actions:
+        situation = Situation.from_game(game, game.turn)
+        move = plus_move(situation, shipped_model()) if kind == "scorer" else normal_move(situation)
+        apply_move(game, game.turn, move)
+    if game.finished:
+        return None
+    view = game.view(0)
+    return game, view, record_decisions(Game.deal(rules, 4, seed), view.actions, 0, apply_plain)
+
+
+@pytest.mark.parametrize("kind", ["scorer", "heuristic"])
+def test_the_scorers_own_likelihood_tells_its_seats_from_the_heuristics(kind):
+    from tienlen.ai.inference import OpponentModel
+    from tienlen.ai.opponents import ScorerModel, TypedModel
+    from tienlen.ai.plus import shipped_model
+
+    shifts, scorer_weight, heuristic_weight = [], 0.0, 0.0
+    for seed in range(5000, 5025):
+        table = _table_played_by(kind, seed, 40)
+        if table is None:
+            continue
+        game, view, decisions = table
+        own = ScorerModel(view, decisions, shipped_model())
+        lent = OpponentModel(view, decisions, 0.5)
+        typed = TypedModel(view, decisions, parse_prior("heuristic:1,scorer:1"), 0.5, scorer=shipped_model())
+        for seat in (1, 2, 3):
+            hand = game.hand_mask(seat)  # the true hand: a test may look
+            shifts.append(own.seat_log_likelihood(seat, hand) - lent.seat_log_likelihood(seat, hand))
+            posterior = typed.posterior(seat, hand)
+            scorer_weight += posterior["scorer"]
+            heuristic_weight += posterior["heuristic"]
+    assert len(shifts) >= 30
+    right = sum((shift > 0) == (kind == "scorer") for shift in shifts)
+    assert right >= 0.75 * len(shifts)
+    assert (scorer_weight > heuristic_weight) == (kind == "scorer")
+
+
+def test_without_tell_scorer_the_scorer_type_borrows_the_heuristics_likelihood():
+    from tienlen.ai.opponents import TypedModel
+    from tienlen.ai.plus import shipped_model
+
+    game, view, decisions = _table_played_by("scorer", 5001, 40)
+    prior = parse_prior("heuristic:1,scorer:1")
+    blind = TypedModel(view, decisions, prior, 0.5)
+    assert blind.scorer_model is None
+    assert blind.posterior(1, game.hand_mask(1)) == pytest.approx(prior)
+    assert TypedModel(view, decisions, prior, 0.5, scorer=shipped_model()).scorer_model is not None
+
+
+def test_hard_tells_scorer_seats_apart_only_when_asked():
+    told = blind = 0
+    for seed in range(6):
+        view = _searched_view("mien-nam", seed)
+        for tell in (False, True):
+            player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, types="heuristic:1,scorer:1",
+                                tell_scorer=tell)
+            player.choose(view, random.Random(1))
+            apart = sum(seat["scorer"] != pytest.approx(seat["heuristic"]) for seat in player.last_types.values())
+            told, blind = (told + apart, blind) if tell else (told, blind + apart)
+    assert told and not blind

@@ -30,11 +30,14 @@ For each decision with a real choice:
 Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
 
 * ``types``: the opponent model (:mod:`tienlen.ai.opponents`): prior weights over
-  player types (``heuristic``, ``easy``, ``greedy``); the chain weighs deals by
+  player types (``heuristic``, ``easy``, ``greedy``, ``scorer``); the chain weighs deals by
   the mixture, and each world draws each other seat's type from its posterior
   given that world's hand, which then plays that seat in the play-outs.
   ``"default"`` is :data:`DEFAULT_TYPES` where the scorer is trained; a prior
   given explicitly applies everywhere; None models every seat as the heuristic;
+* ``tell_scorer``: with a ``scorer`` type in ``types``, tell the other seats
+  that play like the learned scorer from those that play like the heuristic
+  by the scorer's own likelihood (measured once per seat and search);
 * ``chains``: several independent chains, each started from its own uniform
   deal, handing out worlds in turn (consecutive worlds of one chain share most
   of their hidden cards);
@@ -136,6 +139,7 @@ class HardPlayer:
         chains: int = 1,
         batch: int = 1,
         scorer_sd: float | None = None,
+        tell_scorer: bool = False,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -165,6 +169,9 @@ class HardPlayer:
         self.types = parse_prior(DEFAULT_TYPES if self.default_types else types) if isinstance(types, str) else types
         """Prior weights over the other seats' types (:mod:`tienlen.ai.opponents`);
         None: every other seat is the heuristic (no opponent model)."""
+        self.tell_scorer = tell_scorer
+        """With a ``scorer`` type in the prior: tell ``scorer`` seats from ``heuristic``
+        ones by the scorer's own likelihood (:class:`~tienlen.ai.opponents.ScorerModel`)."""
         self.chains = chains
         self.batch = batch
         self.scorer_sd = scorer_sd
@@ -344,7 +351,8 @@ class HardPlayer:
         if builder.build(hands, on_action=record) is None or not recorded:
             return None
         if types is not None:
-            return TypedModel(view, recorded, types, self.temperature, self.weights)
+            scorer = self.scorer if self.tell_scorer else None
+            return TypedModel(view, recorded, types, self.temperature, self.weights, scorer)
         return OpponentModel(view, recorded, self.temperature, self.weights)
 
     def _draw_types(self, model, hands: dict[int, int], rng: random.Random,

@@ -67,6 +67,8 @@ class Decision:
     required: int
     played_later: int
     """Cards this seat played from this decision on (filled in afterwards)."""
+    index: int = 0
+    """The decision's position in the action log (the actions before it are public)."""
 
 
 def record_decisions(game: "Game", actions: "Sequence[Action]", skip_seat: int,
@@ -92,6 +94,7 @@ def record_decisions(game: "Game", actions: "Sequence[Action]", skip_seat: int,
                 played=game.cards_played,
                 required=required.mask if required is not None else 0,
                 played_later=later[index].get(seat, 0),
+                index=index,
             ))
         apply(game, action)
     return decisions

@@ -11,13 +11,13 @@ of one observed decision given the seat's hand at the time:
   lowest combo, now and then a random one or a lazy pass);
 * ``greedy`` — the lowest combo every time, every free chop taken;
 * ``scorer`` — the learned scorer (``normal``, the bot's own AI seats) in the
-  play-outs, recognised by the heuristic's likelihood.  It agrees with the
-  heuristic on 72 % of decisions (6,840 decisions of 150 deals); the
-  heuristic's softmax gives its moves a mean log-likelihood of −1.28 against
-  −0.69 for the heuristic's own, so the two are told apart only through their
-  prior weights.  A likelihood of its own would cost 305 µs a decision term
-  against 51 µs, in a chain whose every step recomputes the terms of two seats'
-  past decisions.
+  play-outs.  In the deal chain it borrows the heuristic's likelihood: the
+  scorer's own (:class:`ScorerModel`, a softmax over its values) costs 305 µs
+  a decision term against 51 µs, and every chain step recomputes the terms of
+  two seats' past decisions.  The two players agree on 72 % of decisions, so
+  with ``tell_scorer`` the scorer's likelihood is measured once per seat and
+  search, on the first world's hand, to tell a ``scorer`` seat from a
+  ``heuristic`` one (:meth:`TypedModel.posterior`).
 
 :class:`TypedModel` keeps a prior weight per type.  For the deal chain it
 gives each seat's log-likelihood of a hand as the prior-weighted mixture over
@@ -37,13 +37,15 @@ from tienlen.ai.arena import Policy
 from tienlen.ai.easy import EASY, GREEDY, lowest_key, lowest_policy
 from tienlen.ai.inference import FLOOR, Decision, OpponentModel
 from tienlen.ai.normal import DEFAULT_WEIGHTS, Weights, normal_move
+from tienlen.ai.situation import Situation
+from tienlen.cards import FULL_DECK
 from tienlen.game import legal_plays_on_turn
 
 if TYPE_CHECKING:
     from tienlen.ai.model import Model
     from tienlen.game import SeatView
 
-__all__ = ["TYPES", "LowestModel", "TypedModel", "parse_prior", "policy_for", "draw_types"]
+__all__ = ["TYPES", "LowestModel", "ScorerModel", "TypedModel", "parse_prior", "policy_for", "draw_types"]
 
 TYPES = {"heuristic": None, "easy": EASY, "greedy": GREEDY, "scorer": None}
 """Type name -> the lowest-combo chances (wander, lazy, notice_chop), or None for the heuristic's
@@ -99,12 +101,65 @@ class LowestModel(OpponentModel):
         return math.log(max(chance, FLOOR))
 
 
+SCORER_TEMPERATURE = 0.2
+"""How freely (bet units) a ``scorer`` seat strays from the learned scorer's best value."""
+
+
+class ScorerModel(OpponentModel):
+    """The decisions' log-likelihood under the learned scorer: a softmax over
+    its values of every option (``temperature`` in bet units).  Costs about six
+    times the heuristic's likelihood, so :class:`TypedModel` uses it only to
+    tell a ``scorer`` seat from a ``heuristic`` one, not inside the deal chain."""
+
+    def __init__(self, view: "SeatView", decisions: list[Decision], scorer: "Model",
+                 temperature: float = SCORER_TEMPERATURE) -> None:
+        self.scorer = scorer
+        self.actions = tuple(view.actions)
+        super().__init__(view, decisions, temperature)
+        # The scorer also reads how the seats played before each decision:
+        # the memo keys shared between searches name that history too.
+        self._keys = {id(decision): hash((self._keys[id(decision)], _history(self.actions, decision.index)))
+                      for decision in decisions}
+
+    def context(self) -> tuple:
+        return ("scorer", id(self.scorer), self.temperature)
+
+    def _decision_log_likelihood(self, decision: Decision, hand: int) -> float:
+        from tienlen.ai.plus import ranked_options  # numpy only where a scorer is used
+
+        legal = legal_plays_on_turn(self.rules, hand, decision.top, decision.required)
+        mask = decision.action_mask
+        if mask and not any(combo[1] == mask for combo in legal):
+            return math.log(FLOOR)  # cannot happen in a consistent deal; stay robust
+        if not legal or (len(legal) == 1 and decision.top is None):
+            return 0.0  # forced
+        situation = Situation(
+            rules=self.rules, seat=decision.seat, players=self.players, hand=hand,
+            counts=decision.counts, top=decision.top, top_owner=decision.top_owner, on_turn=True,
+            passed=decision.passed, in_play=decision.in_play, has_played=decision.has_played,
+            unseen=FULL_DECK & ~hand & ~decision.played, legal=legal, actions=self.actions[:decision.index],
+        )
+        ranked = ranked_options(situation, self.scorer)
+        observed = next((value for value, move in ranked if (move[1] if move is not None else 0) == mask), None)
+        if observed is None:
+            return math.log(FLOOR)
+        best = ranked[0][0]
+        if best == math.inf:
+            return 0.0  # going out: always taken
+        total = sum(math.exp((value - best) / self.temperature) for value, _ in ranked)
+        return math.log(max(math.exp((observed - best) / self.temperature) / total, FLOOR))
+
+
+def _history(actions: tuple, index: int) -> int:
+    return hash(tuple((action.seat, action.kind, action.mask) for action in actions[:index]))
+
+
 class TypedModel:
     """Per seat and hand: the log-likelihood of its decisions, summed over the
     types with the ``prior`` weights, and the posterior over the types."""
 
     def __init__(self, view: "SeatView", decisions: list[Decision], prior: dict[str, float],
-                 temperature: float, weights: Weights = DEFAULT_WEIGHTS) -> None:
+                 temperature: float, weights: Weights = DEFAULT_WEIGHTS, scorer: "Model | None" = None) -> None:
         self.prior = prior
         self.models: dict[str, OpponentModel] = {}
         for name in prior:
@@ -112,6 +167,12 @@ class TypedModel:
             self.models[name] = (OpponentModel(view, decisions, temperature, weights) if chances is None
                                  else LowestModel(view, decisions, chances))
         self._logs = {name: math.log(weight) for name, weight in prior.items() if weight > 0}
+        self.scorer_model = (ScorerModel(view, decisions, scorer)
+                             if scorer is not None and "scorer" in self._logs
+                             and scorer.covers(view.rules.name, view.players) else None)
+        """With a ``scorer`` type and its model: the scorer's own likelihood, which
+        tells a ``scorer`` seat from a ``heuristic`` one in :meth:`posterior`."""
+        self._shifts: dict[int, float] = {}
 
     def _joint(self, seat: int, hand: int) -> dict[str, float]:
         return {name: log + self.models[name].seat_log_likelihood(seat, hand) for name, log in self._logs.items()}
@@ -126,12 +187,30 @@ class TypedModel:
     def posterior(self, seat: int, hand: int) -> dict[str, float]:
         """The weights of the types for ``seat`` if it holds ``hand`` now."""
         joint = self._joint(seat, hand)
+        if self.scorer_model is not None:
+            joint["scorer"] += self._scorer_shift(seat, hand)
         best = max(joint.values())
         if best == -math.inf:
             return dict(self.prior)
         raw = {name: math.exp(value - best) for name, value in joint.items()}
         total = sum(raw.values())
         return {name: value / total for name, value in raw.items()}
+
+
+    def _scorer_shift(self, seat: int, hand: int) -> float:
+        """How much better (log-likelihood) the scorer's own softmax explains the
+        seat's decisions than the heuristic's, which the chain lends the
+        ``scorer`` type.  Measured once per seat, on the first world's hand: the
+        chain's later worlds differ in a few cards, and each measure costs a
+        scorer evaluation per past decision."""
+        shift = self._shifts.get(seat)
+        if shift is None:
+            own = self.scorer_model.seat_log_likelihood(seat, hand)
+            lent = self.models["scorer"].seat_log_likelihood(seat, hand)
+            if not (math.isfinite(own) and math.isfinite(lent)):
+                return 0.0
+            shift = self._shifts[seat] = own - lent
+        return shift
 
 
 def draw_types(weights_by_seat: dict[int, dict[str, float]], rng: random.Random) -> dict[int, str]:
