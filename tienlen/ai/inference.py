@@ -165,18 +165,30 @@ class OpponentModel:
             total += term
         return total
 
-    def _decision_log_likelihood(self, decision: Decision, hand: int) -> float:
+    def situation_at(self, decision: Decision, hand: int) -> "Situation | float":
+        """The seat's situation at ``decision`` had it held ``hand``; or, when
+        the decision says nothing about the player, its log-likelihood (0 when
+        forced, the floor when impossible in this deal)."""
         legal = legal_plays_on_turn(self.rules, hand, decision.top, decision.required)
         if decision.action_mask and not any(combo[1] == decision.action_mask for combo in legal):
             return math.log(FLOOR)  # cannot happen in a consistent deal; stay robust
         if not legal or (len(legal) == 1 and decision.top is None):
             return 0.0  # forced
-        situation = Situation(
+        return Situation(
             rules=self.rules, seat=decision.seat, players=self.players, hand=hand,
             counts=decision.counts, top=decision.top, top_owner=decision.top_owner, on_turn=True,
             passed=decision.passed, in_play=decision.in_play, has_played=decision.has_played,
-            unseen=FULL_DECK & ~hand & ~decision.played, legal=legal,
+            unseen=FULL_DECK & ~hand & ~decision.played, legal=legal, actions=self.history_before(decision),
         )
+
+    def history_before(self, decision: Decision) -> tuple:
+        """The public actions a player of this model reads at ``decision`` (the heuristic: none)."""
+        return ()
+
+    def _decision_log_likelihood(self, decision: Decision, hand: int) -> float:
+        situation = self.situation_at(decision, hand)
+        if not isinstance(situation, Situation):
+            return situation
         ranked = rank_moves(situation, self.weights)
         if len(ranked) == 1:
             return 0.0

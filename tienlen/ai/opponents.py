@@ -38,7 +38,6 @@ from tienlen.ai.easy import EASY, GREEDY, lowest_key, lowest_policy
 from tienlen.ai.inference import FLOOR, Decision, OpponentModel
 from tienlen.ai.normal import DEFAULT_WEIGHTS, Weights, normal_move
 from tienlen.ai.situation import Situation
-from tienlen.cards import FULL_DECK
 from tienlen.game import legal_plays_on_turn
 
 if TYPE_CHECKING:
@@ -124,21 +123,16 @@ class ScorerModel(OpponentModel):
     def context(self) -> tuple:
         return ("scorer", id(self.scorer), self.temperature)
 
+    def history_before(self, decision: Decision) -> tuple:
+        return self.actions[:decision.index]
+
     def _decision_log_likelihood(self, decision: Decision, hand: int) -> float:
         from tienlen.ai.plus import ranked_options  # numpy only where a scorer is used
 
-        legal = legal_plays_on_turn(self.rules, hand, decision.top, decision.required)
+        situation = self.situation_at(decision, hand)
+        if not isinstance(situation, Situation):
+            return situation
         mask = decision.action_mask
-        if mask and not any(combo[1] == mask for combo in legal):
-            return math.log(FLOOR)  # cannot happen in a consistent deal; stay robust
-        if not legal or (len(legal) == 1 and decision.top is None):
-            return 0.0  # forced
-        situation = Situation(
-            rules=self.rules, seat=decision.seat, players=self.players, hand=hand,
-            counts=decision.counts, top=decision.top, top_owner=decision.top_owner, on_turn=True,
-            passed=decision.passed, in_play=decision.in_play, has_played=decision.has_played,
-            unseen=FULL_DECK & ~hand & ~decision.played, legal=legal, actions=self.actions[:decision.index],
-        )
         ranked = ranked_options(situation, self.scorer)
         observed = next((value for value, move in ranked if (move[1] if move is not None else 0) == mask), None)
         if observed is None:
