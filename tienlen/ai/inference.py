@@ -128,11 +128,13 @@ class OpponentModel:
             self.by_seat.setdefault(decision.seat, []).append(decision)
         self.played = view.played
         self._cache: dict[tuple[int, int], float] = {}
-        # What the per-decision terms depend on besides the decision and hand;
+        # What the per-decision terms depend on besides the hand: the decision,
+        # the actions before it that the model reads, and the model's context;
         # terms are shared between searches of one process (later decisions of
         # a game revisit the same past decisions).
         context = (hash(view.rules), view.players, self.context())
-        self._keys = {id(decision): hash((context, decision)) for decision in decisions}
+        self._keys = {id(decision): hash((context, decision, self.history_before(decision)))
+                      for decision in decisions}
 
     def context(self) -> tuple:
         """What this model's decision terms depend on besides the rules, the

@@ -113,12 +113,8 @@ class ScorerModel(OpponentModel):
     def __init__(self, view: "SeatView", decisions: list[Decision], scorer: "Model",
                  temperature: float = SCORER_TEMPERATURE) -> None:
         self.scorer = scorer
-        self.actions = tuple(view.actions)
+        self.actions = tuple(view.actions)  # read before each decision (and in its memo key)
         super().__init__(view, decisions, temperature)
-        # The scorer also reads how the seats played before each decision:
-        # the memo keys shared between searches name that history too.
-        self._keys = {id(decision): hash((self._keys[id(decision)], _history(self.actions, decision.index)))
-                      for decision in decisions}
 
     def context(self) -> tuple:
         return ("scorer", id(self.scorer), self.temperature)
@@ -144,10 +140,6 @@ class ScorerModel(OpponentModel):
         return math.log(max(math.exp((observed - best) / self.temperature) / total, FLOOR))
 
 
-def _history(actions: tuple, index: int) -> int:
-    return hash(tuple((action.seat, action.kind, action.mask) for action in actions[:index]))
-
-
 class TypedModel:
     """Per seat and hand: the log-likelihood of its decisions, summed over the
     types with the ``prior`` weights, and the posterior over the types."""
@@ -156,10 +148,14 @@ class TypedModel:
                  temperature: float, weights: Weights = DEFAULT_WEIGHTS, scorer: "Model | None" = None) -> None:
         self.prior = prior
         self.models: dict[str, OpponentModel] = {}
+        heuristic = None  # one model for the types that share the heuristic's likelihood
         for name in prior:
             chances = TYPES[name]
-            self.models[name] = (OpponentModel(view, decisions, temperature, weights) if chances is None
-                                 else LowestModel(view, decisions, chances))
+            if chances is None:
+                heuristic = heuristic or OpponentModel(view, decisions, temperature, weights)
+                self.models[name] = heuristic
+            else:
+                self.models[name] = LowestModel(view, decisions, chances)
         self._logs = {name: math.log(weight) for name, weight in prior.items() if weight > 0}
         self.scorer_model = (ScorerModel(view, decisions, scorer)
                              if scorer is not None and "scorer" in self._logs
@@ -189,7 +185,6 @@ class TypedModel:
         raw = {name: math.exp(value - best) for name, value in joint.items()}
         total = sum(raw.values())
         return {name: value / total for name, value in raw.items()}
-
 
     def _scorer_shift(self, seat: int, hand: int) -> float:
         """How much better (log-likelihood) the scorer's own softmax explains the
