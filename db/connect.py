@@ -19,6 +19,7 @@ trips of ``pool_pre_ping`` (see :func:`_install_liveness_checks`).
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import sqlite3
 import time
@@ -309,8 +310,33 @@ class _OneHopCursor(AsyncAdapt_aiosqlite_cursor):
 
 
 class _OneHopConnection(AsyncAdapt_aiosqlite_connection):
+    """SQLAlchemy's aiosqlite connection with :class:`_OneHopCursor`, and a
+    driver thread that is stopped exactly once.
+
+    aiosqlite's thread ends at the first ``stop()``; anything queued behind it,
+    such as the second ``stop()`` its own ``close()`` makes in ``finally``,
+    waits forever.  SQLAlchemy can make both: a task cancelled while its
+    connection is being invalidated force-closes it while the shielded
+    graceful close is still queued, and a cancelled graceful close then hung
+    the bot's shutdown.  Every way of closing here goes through
+    :func:`_stop_once`.
+    """
+
     __slots__ = ()
     _cursor_cls = _OneHopCursor
+
+    def close(self) -> None:
+        stopped = _stop_once(self._connection)
+        if stopped is not None:
+            await_(stopped)
+
+    async def _terminate_graceful_close(self) -> None:
+        stopped = _stop_once(self._connection)
+        if stopped is not None:
+            await stopped
+
+    def _terminate_force_close(self) -> None:
+        _stop_once(self._connection)
 
     def rollback(self) -> None:
         # The pool rolls back every connection it gets back, most of them
@@ -319,6 +345,15 @@ class _OneHopConnection(AsyncAdapt_aiosqlite_connection):
         if driver._connection is not None and not driver._connection.in_transaction:
             return
         super().rollback()
+
+
+def _stop_once(driver: aiosqlite.Connection) -> asyncio.Future | None:
+    """Close the SQLite connection and end aiosqlite's thread after the work
+    already queued (a transaction left open is rolled back), unless that was
+    asked already; the future resolves when it is done."""
+    if not driver._running:
+        return None
+    return driver.stop()
 
 
 class _OneHopAiosqlite(AsyncAdapt_aiosqlite_dbapi):

@@ -102,7 +102,8 @@ async def test_refusals_leave_the_game_unchanged(fake_discord, start_bot, make_b
     typed = await fake.slash(carol, "tienlen pass")
     assert typed.ephemeral and typed.content == t("en", "error.not_in_game")
 
-    own = driver.hand_message(waiting)
+    # Hands are sent one by one: the waiting player's may come after the turn shows.
+    own = await fake.wait_for(lambda: driver.hand_message(waiting), what="the waiting player's hand")
     pass_id = next(cid for cid in own.custom_ids() if cid.startswith("tl:h:pass:"))
     wrong_turn = await fake.click(waiting, own, pass_id, force=True)
     assert wrong_turn.ephemeral and wrong_turn.content == t("en", "error.not_your_turn")

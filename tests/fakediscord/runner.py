@@ -119,7 +119,14 @@ class BotHandle:
         _, stuck = await asyncio.wait(pending, timeout=STOP_TIMEOUT)
         if stuck:
             raise AssertionError(f"bot task(s) still running {STOP_TIMEOUT} s after being cancelled: "
-                                 f"{sorted(task.get_name() for task in stuck)}")
+                                 f"{sorted(_describe(task) for task in stuck)}")
+
+
+def _describe(task: asyncio.Task) -> str:
+    """A stuck task's name and where it waits: enough to find the code that swallowed its cancellation."""
+    frames = [f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} {frame.f_code.co_name}"
+              for frame in task.get_stack()]
+    return f"{task.get_name()} ({task.get_coro()!r}) at {' <- '.join(reversed(frames)) or '?'}"
 
 
 async def _bounded(work: Any, what: str) -> None:
