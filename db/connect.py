@@ -326,9 +326,7 @@ class _OneHopConnection(AsyncAdapt_aiosqlite_connection):
     _cursor_cls = _OneHopCursor
 
     def close(self) -> None:
-        stopped = _stop_once(self._connection)
-        if stopped is not None:
-            await_(stopped)
+        await_(self._terminate_graceful_close())
 
     async def _terminate_graceful_close(self) -> None:
         stopped = _stop_once(self._connection)
