@@ -13,8 +13,8 @@ from tienlen.ai.model import load, mlp_forward
 from tienlen.ai.normal import normal_move
 from tienlen.ai.plus import SHIPPED_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options, shipped_model
 from tienlen.ai.situation import Situation
-from tienlen.ai.train import (_gradients, _initial, fit_ensemble, fit_linear, fit_mlp, group_mean, main as train_main,
-                              merge_mlps, regret, split)
+from tienlen.ai.train import (_gradients, _initial, fit_ensemble, fit_linear, fit_mlp, group_mean, load_labels,
+                              main as train_main, merge_mlps, regret, split)
 
 
 def _midgame(seed: int, actions: int = 10) -> Game:
@@ -48,6 +48,32 @@ def test_labels_are_paired_settlements_of_every_option_in_the_true_deal():
     assert np.bincount(groups, weights=arrays["normal_choice"]).tolist() == [1.0] * labels.decisions
     # every value is a real settlement: an integer number of bet units
     assert np.all(arrays["values"] == np.round(arrays["values"]))
+
+
+def test_labels_record_which_options_ended_with_the_seat_first():
+    labels = LabelSet()
+    for deal in range(40, 46):
+        label_deal("mien-nam", deal, None, labels, per_game=8)
+    arrays = labels.arrays()
+    firsts, values = arrays["firsts"], arrays["values"]
+    assert firsts.dtype == bool and len(firsts) == len(values)
+    assert 0 < firsts.sum() < len(firsts)
+    # first place collects 2 units from fourth: first-place options are worth more on average
+    assert values[firsts].mean() > values[~firsts].mean() + 1
+
+
+def test_a_first_place_bonus_is_added_to_the_values_and_needs_labels_that_record_it(tmp_path):
+    labels = LabelSet()
+    label_deal("mien-nam", 47, None, labels, per_game=8)
+    arrays = labels.arrays()
+    np.savez(tmp_path / "new.npz", **arrays)
+    plain = load_labels([str(tmp_path / "new.npz")])
+    bonus = load_labels([str(tmp_path / "new.npz")], first_bonus=1.5)
+    assert np.array_equal(bonus["values"], plain["values"] + 1.5 * arrays["firsts"])
+    np.savez(tmp_path / "old.npz", **{name: value for name, value in arrays.items() if name != "firsts"})
+    assert np.array_equal(load_labels([str(tmp_path / "old.npz")])["values"], plain["values"])
+    with pytest.raises(ValueError, match="first places"):
+        load_labels([str(tmp_path / "old.npz")], first_bonus=1.0)
 
 
 def test_labels_against_a_mixture_of_opponents_are_reproducible():
@@ -156,8 +182,9 @@ def test_an_ensemble_fit_keeps_every_members_epoch():
 def test_the_trainer_runs_end_to_end_on_a_tiny_set(tmp_path):
     weights = tmp_path / "tiny.npz"
     assert train_main(["all", "--seeds", "100:106", "--model", "mlp", "--hidden", "4,3", "--epochs", "2", "--members", "2",
-                       "--out", str(weights)]) == 0
+                       "--first-bonus", "1", "--out", str(weights)]) == 0
     model = load(weights)
+    assert model.info["first_bonus"] == 1.0
     assert model.kind == "mlp" and model.info["data"][0]["seeds"] == "100:106" and model.info["hidden"] == [4, 3]
     assert model.info["members"] == 2 and model.weights["w2"].shape == (8, 6)
     assert model.covers("mien-nam", 4) and not model.covers("mien-bac", 4) and not model.covers("mien-nam", 3)

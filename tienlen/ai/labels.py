@@ -8,7 +8,9 @@ seat against opponents drawn from a mixture of types (``normal``, ``easy``,
 from the deal), every option of that decision
 (:func:`tienlen.ai.features.options`) is played in a copy of the true game,
 which is then finished by the same seats' policies (random ones with the
-same seeds for every option), and the seat's settlement is recorded.  Comparing the options of one decision on
+same seeds for every option), and the seat's settlement is recorded, with
+whether the seat finished first (so that a fit may weigh first place apart
+from the money: ``train fit --first-bonus``).  Comparing the options of one decision on
 the same deal and the same continuation is a paired comparison: the label
 of an option is its settlement minus the mean over that decision's options.
 
@@ -92,12 +94,15 @@ class LabelSet:
     values: list[float] = field(default_factory=list)
     groups: list[int] = field(default_factory=list)
     normal_choice: list[bool] = field(default_factory=list)
+    firsts: list[bool] = field(default_factory=list)
+    """Whether the deciding seat finished first after each option."""
     decisions: int = 0
 
-    def add(self, decision: Decision, values: list[float]) -> None:
+    def add(self, decision: Decision, values: list[float], firsts: list[bool]) -> None:
         self.rows.append(np.asarray(decision.compute_rows(), dtype=np.float32))
-        for index, value in enumerate(values):
+        for index, (value, first) in enumerate(zip(values, firsts, strict=True)):
             self.values.append(value)
+            self.firsts.append(first)
             self.groups.append(self.decisions)
             self.normal_choice.append(index == decision.heuristic_choice)
         self.decisions += 1
@@ -108,6 +113,7 @@ class LabelSet:
             "values": np.asarray(self.values, dtype=np.float32),
             "groups": np.asarray(self.groups, dtype=np.int64),
             "normal_choice": np.asarray(self.normal_choice, dtype=bool),
+            "firsts": np.asarray(self.firsts, dtype=bool),
         }
 
 
@@ -151,13 +157,14 @@ def _label_decision(game: Game, situation: Situation, types: list[str], model: M
     decision = Decision(situation)
     if decision.finishing is not None or len(decision.moves) < 2:
         return
-    values = []
+    values, firsts = [], []
     for move in decision.moves:
         world = game.copy()
         apply_move(world, situation.seat, move)
         finish(world, seat_policies(types, model, seed))
         values.append(float(world.settlement()[situation.seat]))
-    labels.add(decision, values)
+        firsts.append(world.places[0] == situation.seat)
+    labels.add(decision, values, firsts)
 
 
 def label_deals(preset: str, deals: range, model: Model | None, *, per_game: int = DECISIONS_PER_GAME,

@@ -84,13 +84,27 @@ def _summary(model: Model) -> dict:
             "data": [part.get("seeds") for part in info.get("data", [])]}
 
 
-def load_labels(paths: list[str]) -> dict[str, np.ndarray]:
-    """Several label files as one set (decision numbers kept distinct)."""
+LABEL_ARRAYS = ("rows", "values", "groups", "normal_choice")
+
+
+def load_labels(paths: list[str], first_bonus: float = 0.0) -> dict[str, np.ndarray]:
+    """Several label files as one set (decision numbers kept distinct).
+
+    With ``first_bonus``, each option's value is its settlement plus that
+    many bet units when the seat finished first: in ``mien-nam`` first place
+    is worth one unit more than second but third costs two units more than
+    second, so money alone values a safe second place as much as a chance
+    of first.  Needs files that record first places (labelled since
+    December 2026)."""
     parts = []
     offset = 0
     for path in paths:
         with np.load(path, allow_pickle=False) as data:
-            part = {name: data[name] for name in ("rows", "values", "groups", "normal_choice")}
+            part = {name: data[name] for name in LABEL_ARRAYS}
+            if first_bonus:
+                if "firsts" not in data.files:
+                    raise ValueError(f"{path} does not record first places; --first-bonus needs newer labels")
+                part["values"] = part["values"] + np.float32(first_bonus) * data["firsts"]
         part["groups"] = part["groups"] + offset
         offset = int(part["groups"].max()) + 1 if len(part["groups"]) else offset
         parts.append(part)
@@ -330,7 +344,7 @@ class _Adam:
 
 # -------------------------------------------------------------------- CLI
 def fit(args: argparse.Namespace) -> Model:
-    data = load_labels(args.data)
+    data = load_labels(args.data, first_bonus=args.first_bonus)
     if args.features:
         data["rows"] = data["rows"][:, :args.features]
     training, validation = split(data, seed=args.seed)
@@ -346,6 +360,7 @@ def fit(args: argparse.Namespace) -> Model:
     model.info.update({
         "presets": sorted({meta["preset"] for meta in metas if "preset" in meta}), "players": [4],
         "model": args.model, "hidden": args.hidden if args.model == "mlp" else 0, "seed": args.seed,
+        "first_bonus": args.first_bonus,
         "data": metas,
         "training": regret(model.predict(training["rows"]), training),
         "validation": regret(model.predict(validation["rows"]), validation),
@@ -397,6 +412,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--seed", type=int, default=0)
         command.add_argument("--features", type=int, default=0,
                              help="fit on the first N features only (0: all), e.g. to measure what later ones add")
+        command.add_argument("--first-bonus", type=float, default=0.0,
+                             help="bet units added to an option's value when the seat finished first (labels that record it)")
     combining = commands.add_parser("combine", help="one model that predicts the mean of several MLPs")
     combining.add_argument("--weights", nargs="+", required=True)
     combining.add_argument("--out", required=True)
