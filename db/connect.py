@@ -22,7 +22,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import sqlite3
+import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -345,13 +347,34 @@ class _OneHopConnection(AsyncAdapt_aiosqlite_connection):
         super().rollback()
 
 
+_STOPPING_THREADS: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+"""aiosqlite threads asked to stop; :func:`stopped_driver_threads_ended` waits for them."""
+
+
 def _stop_once(driver: aiosqlite.Connection) -> asyncio.Future | None:
     """Close the SQLite connection and end aiosqlite's thread after the work
     already queued (a transaction left open is rolled back), unless that was
     asked already; the future resolves when it is done."""
     if not driver._running:
         return None
+    _STOPPING_THREADS.add(driver._thread)
     return driver.stop()
+
+
+async def stopped_driver_threads_ended(timeout: float = 2.0) -> bool:
+    """Wait (at most ``timeout`` s) until every aiosqlite thread asked to stop
+    has ended; whether they all did.
+
+    A close that was cancelled or forced returns before its thread has
+    finished, and the thread then reports to the event loop: if the loop has
+    closed by then, the report fails in the thread.  Disposing of a database
+    waits here so that its threads end while their loop still runs."""
+    deadline = time.monotonic() + timeout
+    while any(thread.is_alive() for thread in list(_STOPPING_THREADS)):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.005)
+    return True
 
 
 class _OneHopAiosqlite(AsyncAdapt_aiosqlite_dbapi):

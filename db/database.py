@@ -21,7 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from db import hot
-from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for
+from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for, stopped_driver_threads_ended
 from db.errors import StaleEpoch
 from db.hot import HotFence, HotStatement
 from db.migrate import upgrade_to_head
@@ -209,7 +209,9 @@ class Database:
         await upgrade_to_head(self._url, connect_args=self._connect_args)
 
     async def dispose(self) -> None:
+        """Close every pooled connection; SQLite's driver threads end before this returns."""
         await self.engine.dispose()
+        await stopped_driver_threads_ended()
 
     async def __aenter__(self) -> Database:
         return self

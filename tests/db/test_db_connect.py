@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 import aiosqlite
 import pytest
 from sqlalchemy import text
 
-from db.connect import _ONE_HOP_AIOSQLITE, _OneHopConnection, create_engine_for
+from db.connect import _ONE_HOP_AIOSQLITE, _OneHopConnection, create_engine_for, stopped_driver_threads_ended
 
 BOUND = 5.0  # seconds; each step takes milliseconds, a hang never ends
 
@@ -82,3 +83,28 @@ async def test_the_pool_closes_an_engine_whose_work_was_cancelled_twice(tmp_path
         await asyncio.sleep(0)
     assert await _finishes(asyncio.wait(tasks))
     assert await _finishes(engine.dispose())
+
+
+def _queue_slow_work(connection: _OneHopConnection, seconds: float) -> None:
+    """Work already on the driver's thread when it is told to stop (the thread finishes it first)."""
+    connection._connection._tx.put_nowait((None, lambda: time.sleep(seconds)))
+
+
+async def test_disposing_waits_until_stopped_driver_threads_have_ended(tmp_path) -> None:
+    """A forced close returns at once; the thread ends later and reports to the
+    loop, which must still be running then (else a warning in the thread)."""
+    connection = await _connection(tmp_path)
+    thread = connection._connection._thread
+    _queue_slow_work(connection, 0.2)
+    connection._terminate_force_close()
+    assert thread.is_alive()
+    assert await stopped_driver_threads_ended(timeout=BOUND)
+    assert not thread.is_alive()
+
+
+async def test_waiting_for_driver_threads_is_bounded(tmp_path) -> None:
+    connection = await _connection(tmp_path)
+    _queue_slow_work(connection, 1.0)
+    connection._terminate_force_close()
+    assert not await stopped_driver_threads_ended(timeout=0.05)
+    assert await stopped_driver_threads_ended(timeout=BOUND)
