@@ -18,6 +18,7 @@ deals 1,000,000 to 1,000,499; :data:`DEFAULT_TRAIN_SEEDS` and
     python -m tienlen.ai.train fit --data labels-r1.npz labels-r2.npz --members 10 --epochs 15 --out normal_plus.npz
     python -m tienlen.ai.train fit --data labels-r2.npz --features 72 --out first72.npz   # the first 72 features only
     python -m tienlen.ai.train combine --weights old.npz new.npz --out normal_plus.npz   # the mean of two models
+    python -m tienlen.ai.train fit --data labels-r6.npz --first-bonus 1 --out first.npz   # first place worth 1 unit more
 
 Fitting minimises, over the options of each decision, the squared error
 between the model's values (minus their mean over the decision) and the
