@@ -368,7 +368,10 @@ async def stopped_driver_threads_ended(timeout: float = 2.0) -> bool:
     A close that was cancelled or forced returns before its thread has
     finished, and the thread then reports to the event loop: if the loop has
     closed by then, the report fails in the thread.  Disposing of a database
-    waits here so that its threads end while their loop still runs."""
+    waits here so that its threads end while their loop still runs.  It waits
+    for every stopping thread of the process, other databases' included: a
+    thread that was told to stop ends within milliseconds, and the wait is
+    bounded."""
     deadline = time.monotonic() + timeout
     while any(thread.is_alive() for thread in list(_STOPPING_THREADS)):
         if time.monotonic() >= deadline:
