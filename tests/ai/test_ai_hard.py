@@ -83,3 +83,20 @@ def test_the_scorer_prior_is_weighed_against_the_searched_evidence():
     clear = [[0.0] * 8, [2.0, 2.1, 1.9, 2.0, 2.0, 2.1, 1.9, 2.0], [0.0] * 8]
     assert _shrunk_best([0, 1, 2], clear, priors, 0.5, None) == 1  # clear evidence overrules the scorer
     assert _shrunk_best([0, 1, 2], clear, [0.0, -50.0, 0.0], 0.01, None) == 0  # ... unless it is very sure
+
+
+
+def test_a_first_place_bonus_adds_to_the_play_outs_where_the_seat_finished_first():
+    from tienlen.ai.hard import rollout
+
+    player, plain = HardPlayer(samples=2, first_bonus=1.5), HardPlayer(samples=2)
+    firsts = 0
+    for seed in range(8):
+        game = rollout(Game.deal(RULESETS["mien-nam"], 4, seed))
+        assert game.finished
+        for seat in range(4):
+            first = game.places[0] == seat
+            firsts += first
+            assert plain._value(game, seat) == game.settlement()[seat]
+            assert player._value(game, seat) == game.settlement()[seat] + (1.5 if first else 0.0)
+    assert firsts == 8

@@ -45,7 +45,10 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   this many consecutive worlds of a chain, for the elimination and the switch
   rule (correlated worlds make the plain standard error too small);
 * ``scorer_sd``: instead of the switch rule, each candidate's paired mean is
-  shrunk towards the scorer's own value of it, weighted by their precisions.
+  shrunk towards the scorer's own value of it, weighted by their precisions;
+* ``first_bonus``: a play-out where this seat finishes first counts this many
+  bet units more than its settlement (first place valued apart from money, as
+  ``train fit --first-bonus`` does for the scorer's labels).
 
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
 start of the decision; the first ``burn_in_share`` of it warms the chain
@@ -140,6 +143,7 @@ class HardPlayer:
         batch: int = 1,
         scorer_sd: float | None = None,
         tell_scorer: bool = False,
+        first_bonus: float = 0.0,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -179,6 +183,8 @@ class HardPlayer:
         a candidate relative to its first choice is trusted; the search's paired
         mean is then shrunk towards it (precision-weighted) instead of the
         ``switch_z`` rule.  None: the ``switch_z`` rule."""
+        self.first_bonus = first_bonus
+        """Bet units added to a play-out's value when this seat finishes first."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
@@ -384,8 +390,16 @@ class HardPlayer:
             else:
                 declined = game.top  # letting the chop go: not offered again on this top
             play_out(game, self._policies(world, seat, kinds), decliner=seat, declined=declined)
-            results.append(float(game.settlement()[seat]))
+            results.append(self._value(game, seat))
         return results
+
+    def _value(self, game: "Game", seat: int) -> float:
+        """A finished play-out's worth to ``seat``: its settlement, plus
+        ``first_bonus`` when it finished first."""
+        value = float(game.settlement()[seat])
+        if self.first_bonus and game.place_of(seat) == 0:
+            value += self.first_bonus
+        return value
 
     def _policies(self, world: "Game", seat: int, kinds: "Kinds | None") -> list[Policy]:
         """Who plays each seat in a play-out: this seat by the scorer (or the
