@@ -51,6 +51,8 @@ made at different times are not comparable)::
 
     nice -n 19 python bench/bench_ai.py --pairing hard-heuristic --games 400 --hard clock=cpu \
         --variant "" --variant "types=None" --json ab.json   # hard against itself without the opponent model
+    nice -n 19 python bench/bench_ai.py --pairing hard-heuristic --games 400 --hard clock=cpu \
+        --variant "" --variant "scorer=old.npz" --variant "first_bonus=1"   # other scorer weights; a first-place bonus
 
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """
