@@ -85,7 +85,6 @@ def test_the_scorer_prior_is_weighed_against_the_searched_evidence():
     assert _shrunk_best([0, 1, 2], clear, [0.0, -50.0, 0.0], 0.01, None) == 0  # ... unless it is very sure
 
 
-
 def test_a_first_place_bonus_adds_to_the_play_outs_where_the_seat_finished_first():
     from tienlen.ai.hard import rollout
 
