@@ -189,14 +189,14 @@ class Oracle:
 
     def choose(self, view, rng):
         from tienlen.ai.normal import FINISH, normal_move, rank_moves
-        from tienlen.ai.plus import ranked_options, shipped_model
+        from tienlen.ai.plus import plus_move, ranked_options, shipped_model
         from tienlen.ai.situation import Situation
 
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
-        if not situation.on_turn or self.searches_left == 0:
-            return normal_move(situation)
+        if not situation.on_turn or self.searches_left == 0:  # not searched: the level it stands for
+            return plus_move(situation, shipped_model()) if self.ranking == "scorer" else normal_move(situation)
         ranked = ranked_options(situation, shipped_model()) if self.ranking == "scorer" else rank_moves(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
             return ranked[0][1]

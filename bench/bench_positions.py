@@ -265,7 +265,7 @@ def diagnose(args: argparse.Namespace) -> dict:
     for index, position in enumerate(bank[: args.limit]):
         view = position.game.view(position.seat)
         player = HardPlayer(samples=args.worlds, **options)
-        candidates = player._candidates(player._rank(Situation.from_view(view)))
+        candidates = player._candidates(player._rank(Situation.from_view(view)), player.width)
         builder = WorldBuilder(view)
         worlds = player._deals(view, builder, random.Random(index), 0.0)
         rows, origins, previous = [], [], None

@@ -8,6 +8,7 @@ from tienlen import Game, RULESETS
 from tienlen.ai import HardPlayer, NormalPlayer
 from tienlen.ai.arena import apply_move
 from tienlen.ai.hard import _clearly_better
+from tienlen.ai.situation import Situation
 
 
 def _midgame(seed: int, actions: int = 8) -> Game:
@@ -99,3 +100,38 @@ def test_a_first_place_bonus_adds_to_the_play_outs_where_the_seat_finished_first
             assert plain._value(game, seat) == game.settlement()[seat]
             assert player._value(game, seat) == game.settlement()[seat] + (1.5 if first else 0.0)
     assert firsts == 8
+
+
+def test_depth_searches_the_seats_next_own_turn_inside_the_play_out_and_plays_the_best_option():
+    from tienlen.ai.arena import play_out
+
+    player = HardPlayer(samples=2, inner_moves=1, inner_width=2, types=None)
+    searched = 0
+    for seed in range(6):
+        game = _midgame(seed, actions=5)
+        seat = game.turn
+        hero = player._hero_policy(game)
+        policy = player._nested(game, seat, hero, game, None)
+        situation = Situation.from_game(game, seat)
+        ranked = player._rank(situation)
+        move = policy(situation)
+        if len(ranked) == 1 or ranked[0][0] == float("inf"):
+            assert move is ranked[0][1]
+            continue
+        searched += 1
+        options = player._candidates(ranked, 2)
+        values = []
+        for option in options:  # what the search must have compared: each option finished in the same world
+            finished = game.copy()
+            apply_move(finished, seat, option)
+            values.append(player._value(play_out(finished, player._policies(game, seat, None)), seat))
+        assert move is options[values.index(max(values))]
+        assert policy(situation) == hero(situation)  # one searched turn, then the scorer's play
+    assert searched >= 4
+
+
+def test_hard_with_depth_picks_a_legal_move():
+    for seed in range(3):
+        game = _midgame(seed)
+        move = HardPlayer(samples=2, burn_in_steps=20, inner_moves=1).choose(game.view(game.turn), random.Random(seed))
+        assert move is None or move in game.legal_plays(game.turn)

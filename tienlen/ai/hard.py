@@ -48,7 +48,12 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   shrunk towards the scorer's own value of it, weighted by their precisions;
 * ``first_bonus``: a play-out where this seat finishes first counts this many
   bet units more than its settlement (first place valued apart from money, as
-  ``train fit --first-bonus`` does for the scorer's labels).
+  ``train fit --first-bonus`` does for the scorer's labels);
+* ``inner_moves``: depth.  In each play-out this seat's next ``inner_moves``
+  own turns are searched too, inside that world (its best ``inner_width``
+  options plus pass, each finished once by the world's players, every hand of
+  the world visible), before the scorer plays the rest.  Dearer worlds: fewer
+  of them in the budget.
 
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
 start of the decision; the first ``burn_in_share`` of it warms the chain
@@ -144,6 +149,8 @@ class HardPlayer:
         scorer_sd: float | None = None,
         tell_scorer: bool = False,
         first_bonus: float = 0.0,
+        inner_moves: int = 0,
+        inner_width: int = 2,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -185,6 +192,10 @@ class HardPlayer:
         ``switch_z`` rule.  None: the ``switch_z`` rule."""
         self.first_bonus = first_bonus
         """Bet units added to a play-out's value when this seat finishes first."""
+        self.inner_moves = inner_moves
+        """How many of this seat's own later turns each play-out searches in its world (0: none)."""
+        self.inner_width = inner_width
+        """At those turns: how many of the ranking's best options are played out (plus pass)."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
@@ -221,7 +232,7 @@ class HardPlayer:
         ranked = self._rank(situation)
         if len(ranked) == 1 or ranked[0][0] >= FINISH:
             return ranked[0][1]
-        candidates = self._candidates(ranked)
+        candidates = self._candidates(ranked, self.width)
         if len(candidates) == 1:
             return candidates[0]
         priors = None
@@ -243,8 +254,9 @@ class HardPlayer:
             return ranked_options(situation, self.scorer)
         return rank_moves(situation, self.weights)
 
-    def _candidates(self, ranked: Sequence[tuple[float, Combo | None]]) -> list[Combo | None]:
-        chosen = [move for _, move in ranked[: self.width]]
+    @staticmethod
+    def _candidates(ranked: Sequence[tuple[float, Combo | None]], width: int) -> list[Combo | None]:
+        chosen = [move for _, move in ranked[:width]]
         if None not in chosen and any(move is None for _, move in ranked):
             chosen.append(None)
         return chosen
@@ -389,9 +401,38 @@ class HardPlayer:
                 game.play(seat, move)  # an out-of-turn chop
             else:
                 declined = game.top  # letting the chop go: not offered again on this top
-            play_out(game, self._policies(world, seat, kinds), decliner=seat, declined=declined)
+            policies = self._policies(world, seat, kinds)
+            if self.inner_moves:
+                policies[seat] = self._nested(game, seat, policies[seat], world, kinds)
+            play_out(game, policies, decliner=seat, declined=declined)
             results.append(self._value(game, seat))
         return results
+
+    def _nested(self, game: "Game", seat: int, hero: Policy, world: "Game", kinds: "Kinds | None") -> Policy:
+        """This seat's policy in the play-out of ``game``: its next
+        ``inner_moves`` own turns searched in that play-out's world (the
+        ranking's best ``inner_width`` options plus pass, each finished once by
+        fresh players of the world, so random types are paired), then ``hero``."""
+        searches_left = self.inner_moves
+
+        def policy(situation: Situation) -> Combo | None:
+            nonlocal searches_left
+            if not searches_left or not situation.on_turn:
+                return hero(situation)
+            ranked = self._rank(situation)
+            if len(ranked) == 1 or ranked[0][0] >= FINISH:
+                return ranked[0][1]
+            searches_left -= 1
+            candidates = self._candidates(ranked, self.inner_width)
+            values = []
+            for move in candidates:
+                inner = game.copy()
+                apply_move(inner, seat, move)
+                play_out(inner, self._policies(world, seat, kinds))
+                values.append(self._value(inner, seat))
+            return candidates[max(range(len(candidates)), key=lambda index: (values[index], -index))]
+
+        return policy
 
     def _value(self, game: "Game", seat: int) -> float:
         """A finished play-out's worth to ``seat``: its settlement, plus
