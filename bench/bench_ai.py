@@ -43,6 +43,8 @@ several against it)::
     python bench/bench_ai.py --pairing oracle-normal --games 200 --hard depth=2 --workers 2   # plans its own later moves too
     python bench/bench_ai.py --pairing oracle-normal --games 400 --hard depth=2 --hard inner_moves=1 --hard inner_width=2
     python bench/bench_ai.py --pairing oracle-heuristic --games 2000 --hard ranking=scorer   # hard's candidates now
+    python bench/bench_ai.py --pairing oracle-normal --games 400 --hard ranking=scorer --hard model=heuristic
+        # every hand visible, but the other seats played out as the heuristic: a wrong opponent model alone
 
 Variants under the same load: ``--variant`` (repeatable) plays each variant on the
 same games, taking turns game by game, and prints each against the first, paired
@@ -170,8 +172,12 @@ class Oracle:
     level = "oracle"
 
     def __init__(self, other_level: str, *, width: int = 5, rollouts: int = 1, depth: int = 1,
-                 inner_width: int | None = None, inner_moves: int | None = None, ranking: str = "heuristic") -> None:
+                 inner_width: int | None = None, inner_moves: int | None = None, ranking: str = "heuristic",
+                 model: str | None = None) -> None:
         self.other_level = other_level
+        self.model = model or other_level
+        """Who plays the other seats in the play-outs: their real level (exact), or
+        another level (a wrong opponent model, as ``hard``'s worlds may have)."""
         self.width = width
         self.ranking = ranking
         """Whose best ``width`` moves are the candidates: "heuristic" (``hard`` before
@@ -214,10 +220,10 @@ class Oracle:
         for index in range(self.rollouts):
             game = self.game.copy()
             apply_move(game, seat, move)
-            players = [make_player(self.other_level) for _ in range(game.players)]
+            players = [make_player(self.model) for _ in range(game.players)]
             if self.depth > 1:
                 inner = Oracle(self.other_level, width=self.inner_width, rollouts=self.rollouts, depth=self.depth - 1,
-                               ranking=self.ranking)
+                               ranking=self.ranking, model=self.model)
                 inner.searches_left = self.inner_moves
                 inner.game = game  # the play-out's own game, as it goes
                 players[seat] = inner
@@ -237,7 +243,8 @@ def _make(level: str, job: Job, hero: bool = False):
         options = dict(job.hard_options)
         inner = {name: int(options[name]) for name in ("inner_width", "inner_moves") if name in options}
         return Oracle(job.other_level, width=int(options.get("width", 5)), rollouts=int(options.get("rollouts", 1)),
-                      depth=int(options.get("depth", 1)), ranking=str(options.get("ranking", "heuristic")), **inner)
+                      depth=int(options.get("depth", 1)), ranking=str(options.get("ranking", "heuristic")),
+                      model=options.get("model"), **inner)
     if level == "hard" and job.hard_options:
         from tienlen.ai import HardPlayer
         options = dict(job.hard_options)
