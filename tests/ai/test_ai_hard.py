@@ -111,7 +111,7 @@ def test_depth_searches_the_seats_next_own_turn_inside_the_play_out_and_plays_th
         game = _midgame(seed, actions=5)
         seat = game.turn
         hero = player._hero_policy(game)
-        policy = player._nested(game, seat, hero, game, None)
+        policy = player._nested(game, seat, hero, None)
         situation = Situation.from_game(game, seat)
         ranked = player._rank(situation)
         move = policy(situation)

@@ -230,7 +230,7 @@ class HardPlayer:
                 return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0, types)
             return normal_move(situation, self.weights)
         ranked = self._rank(situation)
-        if len(ranked) == 1 or ranked[0][0] >= FINISH:
+        if _obvious(ranked):
             return ranked[0][1]
         candidates = self._candidates(ranked, self.width)
         if len(candidates) == 1:
@@ -403,12 +403,12 @@ class HardPlayer:
                 declined = game.top  # letting the chop go: not offered again on this top
             policies = self._policies(world, seat, kinds)
             if self.inner_moves:
-                policies[seat] = self._nested(game, seat, policies[seat], world, kinds)
+                policies[seat] = self._nested(game, seat, policies[seat], kinds)
             play_out(game, policies, decliner=seat, declined=declined)
             results.append(self._value(game, seat))
         return results
 
-    def _nested(self, game: "Game", seat: int, hero: Policy, world: "Game", kinds: "Kinds | None") -> Policy:
+    def _nested(self, game: "Game", seat: int, hero: Policy, kinds: "Kinds | None") -> Policy:
         """This seat's policy in the play-out of ``game``: its next
         ``inner_moves`` own turns searched in that play-out's world (the
         ranking's best ``inner_width`` options plus pass, each finished once by
@@ -420,7 +420,7 @@ class HardPlayer:
             if not searches_left or not situation.on_turn:
                 return hero(situation)
             ranked = self._rank(situation)
-            if len(ranked) == 1 or ranked[0][0] >= FINISH:
+            if _obvious(ranked):
                 return ranked[0][1]
             searches_left -= 1
             candidates = self._candidates(ranked, self.inner_width)
@@ -428,7 +428,7 @@ class HardPlayer:
             for move in candidates:
                 inner = game.copy()
                 apply_move(inner, seat, move)
-                play_out(inner, self._policies(world, seat, kinds))
+                play_out(inner, self._policies(game, seat, kinds))
                 values.append(self._value(inner, seat))
             return candidates[max(range(len(candidates)), key=lambda index: (values[index], -index))]
 
@@ -487,6 +487,11 @@ def plus_move(situation: Situation, scorer: "Model") -> Combo | None:
     from tienlen.ai.plus import plus_move as move
 
     return move(situation, scorer)
+
+
+def _obvious(ranked: Sequence[tuple[float, Combo | None]]) -> bool:
+    """Whether the ranking leaves nothing to search: one option, or going out."""
+    return len(ranked) == 1 or ranked[0][0] >= FINISH
 
 
 def _paired(mine: list[float], theirs: list[float], groups: list | None = None) -> tuple[float, float]:
