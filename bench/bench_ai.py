@@ -55,6 +55,8 @@ made at different times are not comparable)::
         --variant "" --variant "types=None" --json ab.json   # hard against itself without the opponent model
     nice -n 19 python bench/bench_ai.py --pairing hard-heuristic --games 400 --hard clock=cpu \
         --variant "" --variant "scorer=old.npz" --variant "first_bonus=1"   # other scorer weights; a first-place bonus
+    python bench/bench_ai.py --pairing hard-normal --games 400 --hard clock=cpu \
+        --variant "" --variant "levels=public"   # hard told the other seats' level, as the bot tells it
 
 Prints a markdown table; ``--json FILE`` also writes the raw summary.
 """
@@ -250,6 +252,8 @@ def _make(level: str, job: Job, hero: bool = False):
         options = dict(job.hard_options)
         if options.get("clock") == "cpu":  # budget in CPU time: comparable runs on a busy machine
             options["clock"] = time.process_time
+        if options.get("levels") == "public":  # told the other seats' level, as the bot tells it
+            options["levels"] = (job.other_level,) * job.players
         return HardPlayer(job.budget_ms, **options)
     if level == "normal" and job.normal_weights:
         from dataclasses import replace

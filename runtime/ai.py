@@ -20,11 +20,13 @@ log = logging.getLogger(__name__)
 __all__ = ["AiRunner", "decide_inline"]
 
 
-def decide_inline(view: SeatView, level: str, seed: int, budget_ms: int) -> int | None:
-    """The mask an AI seat plays (None: pass), computed in this process."""
+def decide_inline(view: SeatView, level: str, seed: int, budget_ms: int,
+                  levels: "tuple[str | None, ...] | None" = None) -> int | None:
+    """The mask an AI seat plays (None: pass), computed in this process;
+    ``levels``: every seat's public AI level (None for a person)."""
     from tienlen import ai
 
-    return ai.decide(view, level, seed, budget_ms)
+    return ai.decide(view, level, seed, budget_ms, levels)
 
 
 class AiRunner:
@@ -41,7 +43,8 @@ class AiRunner:
         self._pool: ProcessPoolExecutor | None = None
         self._slots = asyncio.Semaphore(max(1, workers))
 
-    async def decide(self, view: SeatView, level: str, seed: int) -> int | None:
+    async def decide(self, view: SeatView, level: str, seed: int,
+                     levels: "tuple[str | None, ...] | None" = None) -> int | None:
         if level != "hard":
             return decide_inline(view, level, seed, self.budget_ms)
         try:
@@ -51,7 +54,8 @@ class AiRunner:
             return decide_inline(view, "normal", seed, self.budget_ms)
         try:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor(), decide_inline, view, level, seed, self.budget_ms)
+            return await loop.run_in_executor(self._executor(), decide_inline, view, level, seed, self.budget_ms,
+                                              levels)
         finally:
             self._slots.release()
 

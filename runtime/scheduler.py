@@ -44,7 +44,8 @@ RETRY_FIRST, RETRY_MAX = 0.25, 15.0
 """Seconds before retrying a step the database did not take, doubling up to the cap."""
 
 Run = Callable[[int, "steps.Command"], Awaitable[object]]
-Decide = Callable[[SeatView, str], Awaitable["int | None"]]
+Decide = Callable[[SeatView, str, "tuple[str | None, ...]"], Awaitable["int | None"]]
+"""(the seat's view, its level, every seat's public AI level) -> the mask it plays."""
 
 
 @dataclass
@@ -171,7 +172,8 @@ class Scheduler:
         table = state.table
         assert table.game is not None
         level = table.game_seats[seat].ai_level or "normal"
-        return await self._decide(table.game.view(seat), level)
+        levels = tuple(game_seat.ai_level for game_seat in table.game_seats)
+        return await self._decide(table.game.view(seat), level, levels)
 
     # --------------------------------------------------------------- landing
     async def land(self, channel_id: int, command: "steps.Command", plan: Plan | None = None) -> None:

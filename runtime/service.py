@@ -423,8 +423,8 @@ class TableService:
             return made
         return hand_of(state, step.actor, deadline=self.scheduler.deadline(channel_id))
 
-    async def _decide(self, view: SeatView, level: str) -> int | None:
-        return await self.ai.decide(view, level, random.getrandbits(32))
+    async def _decide(self, view: SeatView, level: str, levels: "tuple[str | None, ...]") -> int | None:
+        return await self.ai.decide(view, level, random.getrandbits(32), levels)
 
     # ------------------------------------------------------------ lifecycle
     async def start(self, *, took_over: bool = False) -> None:

@@ -88,7 +88,7 @@ def _posteriors(seed: int, actions: int = 24) -> dict[int, float] | None:
     view = game.view(0)
     player = HardPlayer(samples=4, burn_in_steps=100, thinning=5, types="heuristic:1,easy:1,greedy:1")
     candidates = list(view.legal_plays[:2]) + ([None] if view.top is not None else [])
-    player._search(view, candidates, random.Random(seed), 0.0, 0.0, player.types)
+    player._search(view, candidates, random.Random(seed), 0.0, 0.0, (player.types, {}))
     weights = player.last_types
     return {seat: weights[seat]["heuristic"] / sum(weights[seat].values()) for seat in (1, 3)}
 
@@ -304,3 +304,66 @@ def test_hard_tells_scorer_seats_apart_only_when_asked():
             apart = sum(seat["scorer"] != pytest.approx(seat["heuristic"]) for seat in player.last_types.values())
             told, blind = (told + apart, blind) if tell else (told, blind + apart)
     assert told and not blind
+
+
+def test_public_levels_name_the_ai_seats_types_and_leave_people_to_the_prior():
+    from tienlen.ai.opponents import known_types
+
+    assert known_types(["hard", "easy", None, "normal"], seat=0) == {1: "easy", 3: "scorer"}
+    assert known_types(None, seat=0) == {} and known_types(("mystery", None), seat=1) == {}
+
+
+def test_a_seat_of_known_type_is_that_type_alone_in_the_likelihood_and_the_posterior():
+    from tienlen.ai.inference import OpponentModel
+    from tienlen.ai.opponents import TypedModel
+
+    game, view, decisions = _table_played_by("heuristic", 5001, 40)
+    typed = TypedModel(view, decisions, parse_prior("heuristic:1,easy:1"), 0.5, known={2: "scorer", 3: "greedy"})
+    hands = {seat: game.hand_mask(seat) for seat in (1, 2, 3)}
+    assert typed.posterior(2, hands[2]) == {"scorer": 1.0}
+    assert typed.posterior(3, hands[3]) == {"greedy": 1.0}
+    assert set(typed.posterior(1, hands[1])) == {"heuristic", "easy"}
+    # the scorer type borrows the heuristic's likelihood; greedy has its own
+    heuristic = OpponentModel(view, decisions, 0.5)
+    assert typed.seat_log_likelihood(2, hands[2]) == pytest.approx(heuristic.seat_log_likelihood(2, hands[2]))
+    greedy = LowestModel(view, decisions, GREEDY)
+    assert typed.seat_log_likelihood(3, hands[3]) == pytest.approx(greedy.seat_log_likelihood(3, hands[3]))
+
+
+@pytest.mark.parametrize("given", ["choose", "constructor"])
+def test_hard_plays_ai_seats_as_their_public_level_where_its_model_applies(given):
+    searched = {"mien-nam": 0, "mien-bac": 0}
+    for rules_name in searched:
+        for seed in range(6):
+            view = _searched_view(rules_name, seed)
+            easy_seat, normal_seat, person = [other for other in range(4) if other != view.seat]
+            levels = [None] * 4
+            levels[easy_seat], levels[normal_seat], levels[view.seat] = "easy", "normal", "hard"
+            if given == "choose":
+                player = HardPlayer(samples=4, burn_in_steps=20, thinning=2)
+                player.choose(view, random.Random(1), levels)
+            else:
+                player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, levels=levels)
+                player.choose(view, random.Random(1))
+            if player.last_types:
+                searched[rules_name] += 1
+                assert set(player.last_types[easy_seat]) == {"easy"}
+                assert set(player.last_types[normal_seat]) == {"scorer"}
+                assert set(player.last_types[person]) == {"heuristic", "easy", "greedy"}
+    assert searched["mien-nam"] >= 2
+    assert searched["mien-bac"] == 0  # where the scorer is not trained, every other seat stays the heuristic
+
+
+def test_decide_tells_hard_the_public_levels():
+    from tienlen import ai
+
+    told = 0
+    for seed in range(6):
+        view = _searched_view("mien-nam", seed)
+        levels = tuple("easy" if seat != view.seat else "hard" for seat in range(4))
+        mask = ai.decide(view, "hard", seed=3, budget_ms=60, levels=levels)
+        assert mask is None or mask in {combo.mask for combo in view.legal_plays}
+        weights = ai._PLAYERS[("hard", 60.0)].last_types
+        assert all(set(seat_weights) == {"easy"} for seat_weights in weights.values())
+        told += bool(weights)
+    assert told

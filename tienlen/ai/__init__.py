@@ -101,18 +101,23 @@ def make_player(level: str = DEFAULT_LEVEL, *, budget_ms: float = DEFAULT_BUDGET
 _PLAYERS: dict[tuple[str, float], Player] = {}
 
 
-def decide(view: "SeatView", level: str = DEFAULT_LEVEL, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS) -> int | None:
+def decide(view: "SeatView", level: str = DEFAULT_LEVEL, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS,
+           levels: "tuple[str | None, ...] | None" = None) -> int | None:
     """The mask of the cards ``view``'s seat should play now, or None to pass
-    (or to decline an out-of-turn chop).
+    (or to decline an out-of-turn chop).  ``levels``: every seat's public AI
+    level (None for a person), which ``hard`` uses to model the AI seats.
 
     Pure and picklable, for ``ProcessPoolExecutor.submit(decide, view, level,
-    seed, budget_ms)``; the bot then calls ``game.play(seat, mask)``.
+    seed, budget_ms, levels)``; the bot then calls ``game.play(seat, mask)``.
     """
     key = (level, float(budget_ms))
     player = _PLAYERS.get(key)
     if player is None:
         player = _PLAYERS[key] = make_player(level, budget_ms=budget_ms)
-    move = player.choose(view, random.Random(seed))
+    if levels is not None and isinstance(player, HardPlayer):
+        move = player.choose(view, random.Random(seed), levels)
+    else:
+        move = player.choose(view, random.Random(seed))
     return None if move is None else move.mask
 
 

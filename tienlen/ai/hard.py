@@ -35,6 +35,10 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   given that world's hand, which then plays that seat in the play-outs.
   ``"default"`` is :data:`DEFAULT_TYPES` where the scorer is trained; a prior
   given explicitly applies everywhere; None models every seat as the heuristic;
+* ``levels`` (also an argument of :meth:`HardPlayer.choose`): each seat's public
+  level, as the table shows it.  Where the opponent model applies, an AI seat is
+  then its level's type alone (``normal`` and ``hard`` play as the scorer,
+  ``easy`` as ``easy``) and people keep the prior;
 * ``tell_scorer``: with a ``scorer`` type in ``types``, tell the other seats
   that play like the learned scorer from those that play like the heuristic
   by the scorer's own likelihood (measured once per seat and search);
@@ -75,7 +79,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 from tienlen.ai.arena import MAX_ACTIONS, Policy, apply_move, play_out
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
 from tienlen.ai.inference import DEFAULT_TEMPERATURE, DealSampler, OpponentModel, record_decisions
-from tienlen.ai.opponents import TypedModel, draw_types, normal_heuristic, parse_prior, policy_for
+from tienlen.ai.opponents import TypedModel, draw_types, known_types, normal_heuristic, parse_prior, policy_for
 from tienlen.ai.sampling import SET_ASIDE, WorldBuilder, apply_plain
 from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
@@ -110,6 +114,9 @@ MAX_FAILURES = 50
 """Give up a search after this many sampled deals that contradict the view."""
 Kinds = tuple[dict[int, str], int]
 """A world's opponent types (seat -> type) and the seed of their play-outs' luck."""
+Opponents = tuple[dict[str, float], dict[int, str]]
+"""A decision's opponent model: the prior over the types of the seats not
+known, and the type of each seat whose level is public."""
 MIN_BATCHES = 4
 """With batch means, no candidate is dropped before this many batches (too few
 batches give a standard error that is itself too noisy to act on)."""
@@ -151,6 +158,7 @@ class HardPlayer:
         first_bonus: float = 0.0,
         inner_moves: int = 0,
         inner_width: int = 2,
+        levels: "Sequence[str | None] | None" = None,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -196,6 +204,9 @@ class HardPlayer:
         """How many of this seat's own later turns each play-out searches in its world (0: none)."""
         self.inner_width = inner_width
         """At those turns: how many of the ranking's best options are played out (plus pass)."""
+        self.levels = levels
+        """Each seat's public level (None: a person) when :meth:`choose` is not told
+        them: for benchmarks, where every table has the same levels."""
         self.last_worlds = 0
         """Worlds completed by the last search (for benchmarks)."""
         self.last_chain: DealSampler | None = None
@@ -204,19 +215,24 @@ class HardPlayer:
         """With ``types``: per other seat, the mean posterior weight of each type
         over the last search's worlds (for diagnostics)."""
 
-    def choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
+    def choose(self, view: "SeatView", rng: random.Random,
+               levels: "Sequence[str | None] | None" = None) -> Combo | None:
+        """The move for ``view``'s seat.  ``levels``: each seat's public level
+        (``"easy"``, ``"normal"``, ``"hard"``; None for a person), as the table
+        shows them.  Where the opponent model applies, an AI seat is then played
+        out as its own level instead of a type inferred from its decisions."""
         # The search allocates millions of short-lived acyclic objects; pausing
         # the cyclic collector keeps its full passes (which also walk the memo
         # tables) out of the time budget.  Reference counting still frees them.
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return self._choose(view, rng)
+            return self._choose(view, rng, self.levels if levels is None else levels)
         finally:
             if collecting:
                 gc.enable()
 
-    def _choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
+    def _choose(self, view: "SeatView", rng: random.Random, levels: "Sequence[str | None] | None") -> Combo | None:
         start = self.clock()  # the budget covers the whole decision, ranking included
         self.last_worlds = 0
         self.last_chain = None
@@ -224,7 +240,7 @@ class HardPlayer:
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
-        types = None if self.default_types and not self._uses_scorer(situation) else self.types
+        types = self._opponents(situation, levels)
         if not situation.on_turn:
             if self.search_chops and (self.scorer is None or self._uses_scorer(situation)):
                 return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0, types)
@@ -240,6 +256,18 @@ class HardPlayer:
             values = {id(move): value for value, move in ranked}
             priors = [values[id(move)] - values[id(candidates[0])] for move in candidates]
         return self._search(view, candidates, rng, start, self._switch_z(situation), types, priors)
+
+    def _opponents(self, situation: Situation, levels: "Sequence[str | None] | None") -> "Opponents | None":
+        """The opponent model of this decision: the prior over the other seats'
+        types and the types of the seats whose level is public, where the model
+        applies (the default prior and public levels only where the scorer is
+        trained); None: every other seat is the heuristic."""
+        if self.default_types and not self._uses_scorer(situation):
+            return None
+        known = known_types(levels, situation.seat) if self._uses_scorer(situation) else {}
+        if self.types is None and not known:
+            return None
+        return (self.types or {"heuristic": 1.0}), known
 
     def _uses_scorer(self, situation: Situation) -> bool:
         return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
@@ -262,10 +290,10 @@ class HardPlayer:
         return chosen
 
     def _search(self, view: "SeatView", candidates: list[Combo | None], rng: random.Random,
-                start: float, switch_z: float, types: "dict[str, float] | None",
+                start: float, switch_z: float, types: "Opponents | None",
                 priors: list[float] | None = None) -> Combo | None:
         """The candidate with the best paired mean over the worlds drawn in time;
-        ``types``: the prior over the other seats' types in this decision (None: all heuristic)."""
+        ``types``: the opponent model of this decision (None: all heuristic)."""
         budget = self.budget_ms / 1000
         deadline = None if self.samples is not None else start + budget
         builder = WorldBuilder(view)
@@ -316,7 +344,7 @@ class HardPlayer:
         return candidates[best]
 
     def _deals(self, view: "SeatView", builder: WorldBuilder, rng: random.Random,
-               burn_in_until: float, types: "dict[str, float] | None",
+               burn_in_until: float, types: "Opponents | None",
                ) -> "Iterator[tuple[dict[int, int], object, Kinds | None]]":
         """Worlds to play out, as (hidden hands, batch, the other seats' types or
         None): from the inference chains when the other seats have made
@@ -359,7 +387,7 @@ class HardPlayer:
                 chain.step()
 
     def _model(self, view: "SeatView", builder: WorldBuilder, hands: dict[int, int],
-               types: "dict[str, float] | None") -> "OpponentModel | TypedModel | None":
+               types: "Opponents | None") -> "OpponentModel | TypedModel | None":
         """The likelihood of the other seats' recorded decisions (None: nobody decided yet)."""
         recorded: list = []
 
@@ -369,17 +397,20 @@ class HardPlayer:
         if builder.build(hands, on_action=record) is None or not recorded:
             return None
         if types is not None:
+            prior, known = types
             scorer = self.scorer if self.tell_scorer else None
-            return TypedModel(view, recorded, types, self.temperature, self.weights, scorer)
+            return TypedModel(view, recorded, prior, self.temperature, self.weights, scorer, known)
         return OpponentModel(view, recorded, self.temperature, self.weights)
 
     def _draw_types(self, model, hands: dict[int, int], rng: random.Random,
-                    types: "dict[str, float] | None") -> "Kinds | None":
+                    types: "Opponents | None") -> "Kinds | None":
         """Each other seat's type in this world and a seed for the random types'
         play-outs (None without an opponent model)."""
         if types is None:
             return None
-        weights = {seat: (model.posterior(seat, hand) if isinstance(model, TypedModel) else types)
+        prior, known = types
+        weights = {seat: (model.posterior(seat, hand) if isinstance(model, TypedModel)
+                          else {known[seat]: 1.0} if seat in known else prior)
                    for seat, hand in hands.items() if seat != SET_ASIDE}
         for seat, seat_weights in weights.items():
             total = self.last_types.setdefault(seat, dict.fromkeys(seat_weights, 0.0))

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tienlen.ai.arena import Policy
 from tienlen.ai.easy import EASY, GREEDY, lowest_key, lowest_policy
@@ -44,12 +44,33 @@ if TYPE_CHECKING:
     from tienlen.ai.model import Model
     from tienlen.game import SeatView
 
-__all__ = ["TYPES", "LowestModel", "ScorerModel", "TypedModel", "parse_prior", "policy_for", "draw_types"]
+__all__ = ["TYPES", "LEVEL_TYPES", "LowestModel", "ScorerModel", "TypedModel", "parse_prior", "policy_for", "draw_types",
+           "known_types"]
 
 TYPES = {"heuristic": None, "easy": EASY, "greedy": GREEDY, "scorer": None}
 """Type name -> the lowest-combo chances (wander, lazy, notice_chop), or None for the heuristic's
 likelihood.  ``scorer`` plays the learned scorer (``normal``) in the play-outs but is recognised
 by the heuristic's likelihood."""
+
+
+LEVEL_TYPES = {"easy": "easy", "normal": "scorer", "normal+": "scorer", "hard": "scorer",
+               "heuristic": "heuristic", "greedy": "greedy"}
+"""The type that plays like an AI seat of each level: the bot shows every AI seat's
+level at the table, so ``hard`` need not infer it.  ``hard`` is modelled as the
+scorer it searches around."""
+
+
+def known_types(levels: "Sequence[str | None] | None", seat: int) -> dict[int, str]:
+    """Other seat -> its type, for the seats whose level is public (AI seats);
+    people (None) and unknown levels are left to the opponent model.
+
+    >>> known_types(["easy", None, "normal", "hard"], seat=3)
+    {0: 'easy', 2: 'scorer'}
+    """
+    if not levels:
+        return {}
+    return {other: LEVEL_TYPES[level] for other, level in enumerate(levels)
+            if other != seat and level in LEVEL_TYPES}
 
 
 def parse_prior(text: str) -> dict[str, float]:
@@ -142,14 +163,18 @@ class ScorerModel(OpponentModel):
 
 class TypedModel:
     """Per seat and hand: the log-likelihood of its decisions, summed over the
-    types with the ``prior`` weights, and the posterior over the types."""
+    types with the ``prior`` weights, and the posterior over the types.  A seat
+    in ``known`` (seat -> type, e.g. an AI seat of a public level) has that
+    type alone."""
 
     def __init__(self, view: "SeatView", decisions: list[Decision], prior: dict[str, float],
-                 temperature: float, weights: Weights = DEFAULT_WEIGHTS, scorer: "Model | None" = None) -> None:
+                 temperature: float, weights: Weights = DEFAULT_WEIGHTS, scorer: "Model | None" = None,
+                 known: "dict[int, str] | None" = None) -> None:
         self.prior = prior
+        self.known = known or {}
         self.models: dict[str, OpponentModel] = {}
         heuristic = None  # one model for the types that share the heuristic's likelihood
-        for name in prior:
+        for name in {**prior, **dict.fromkeys(self.known.values())}:
             chances = TYPES[name]
             if chances is None:
                 heuristic = heuristic or OpponentModel(view, decisions, temperature, weights)
@@ -158,13 +183,21 @@ class TypedModel:
                 self.models[name] = LowestModel(view, decisions, chances)
         self._logs = {name: math.log(weight) for name, weight in prior.items() if weight > 0}
         self.scorer_model = (ScorerModel(view, decisions, scorer)
-                             if scorer is not None and "scorer" in self._logs
+                             if scorer is not None and "scorer" in self._logs and len(self._logs) > 1
                              and scorer.covers(view.rules.name, view.players) else None)
         """With a ``scorer`` type and its model: the scorer's own likelihood, which
         tells a ``scorer`` seat from a ``heuristic`` one in :meth:`posterior`."""
         self._shifts: dict[int, float] = {}
 
+    def prior_of(self, seat: int) -> dict[str, float]:
+        """The prior weights of ``seat``'s types (its known type alone, if known)."""
+        known = self.known.get(seat)
+        return self.prior if known is None else {known: 1.0}
+
     def _joint(self, seat: int, hand: int) -> dict[str, float]:
+        known = self.known.get(seat)
+        if known is not None:
+            return {known: self.models[known].seat_log_likelihood(seat, hand)}
         return {name: log + self.models[name].seat_log_likelihood(seat, hand) for name, log in self._logs.items()}
 
     def seat_log_likelihood(self, seat: int, hand: int) -> float:
@@ -177,6 +210,8 @@ class TypedModel:
     def posterior(self, seat: int, hand: int) -> dict[str, float]:
         """The weights of the types for ``seat`` if it holds ``hand`` now."""
         joint = self._joint(seat, hand)
+        if len(joint) == 1:
+            return {name: 1.0 for name in joint}
         if self.scorer_model is not None:
             joint["scorer"] += self._scorer_shift(seat, hand)
         best = max(joint.values())
