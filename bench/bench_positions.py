@@ -171,6 +171,8 @@ def score(args: argparse.Namespace) -> dict:
     for index, position in enumerate(bank):
         view = position.game.view(position.seat)
         for number, (_, budget, options) in enumerate(variants):
+            if options.get("levels") == "public":  # told the other seats' level, as the bot tells it
+                options = {**options, "levels": _public_levels(position.types)}
             player = HardPlayer(budget, clock=time.process_time, **options)
             move = player.choose(view, random.Random(index))
             chosen = _mask(move)
@@ -187,6 +189,12 @@ def score(args: argparse.Namespace) -> dict:
     return {"variants": [summarise(variant_rows, {**settings, "variant": name, "budget_ms": budget,
                                                   "hard_options": options})
                          for variant_rows, (name, budget, options) in zip(rows, variants)]}
+
+
+def _public_levels(types: tuple[str, ...]) -> tuple[str | None, ...]:
+    """The level the bot would show for each seat of a bank's position (the
+    ``scorer`` type is the ``normal`` level; the hero's own seat: None)."""
+    return tuple(None if kind == "hero" else {"scorer": "normal"}.get(kind, kind) for kind in types)
 
 
 def summarise(rows: list[tuple], settings: dict) -> dict:
@@ -261,13 +269,16 @@ def diagnose(args: argparse.Namespace) -> dict:
     with open(args.bank, "rb") as handle:
         _, bank = pickle.load(handle)
     options = dict(_option(text) for text in args.hard)
+    public = options.pop("levels", None) == "public"
     changed, lags, ratios, between, shares = [], {1: [], 2: [], 3: []}, [], [], []
     for index, position in enumerate(bank[: args.limit]):
         view = position.game.view(position.seat)
         player = HardPlayer(samples=args.worlds, **options)
-        candidates = player._candidates(player._rank(Situation.from_view(view)), player.width)
+        situation = Situation.from_view(view)
+        candidates = player._candidates(player._rank(situation), player.width)
         builder = WorldBuilder(view)
-        worlds = player._deals(view, builder, random.Random(index), 0.0)
+        opponents = player._opponents(situation, _public_levels(position.types) if public else None)
+        worlds = player._deals(view, builder, random.Random(index), 0.0, opponents)
         rows, origins, previous = [], [], None
         for hands, group, kinds in itertools.islice(worlds, args.worlds):
             world = builder.build(hands)

@@ -367,3 +367,37 @@ def test_decide_tells_hard_the_public_levels():
         assert all(set(seat_weights) == {"easy"} for seat_weights in weights.values())
         told += bool(weights)
     assert told
+
+
+def test_the_known_correction_is_the_scorers_own_likelihood_over_the_lent_one():
+    from tienlen.ai.inference import OpponentModel
+    from tienlen.ai.opponents import ScorerModel, TypedModel
+    from tienlen.ai.plus import shipped_model
+
+    game, view, decisions = _table_played_by("scorer", 5001, 40)
+    hands = {seat: game.hand_mask(seat) for seat in (1, 2, 3)}
+    typed = TypedModel(view, decisions, parse_prior("heuristic:1"), 0.5, known={2: "scorer", 3: "easy"},
+                       exact=shipped_model())
+    own = ScorerModel(view, decisions, shipped_model()).seat_log_likelihood(2, hands[2])
+    lent = OpponentModel(view, decisions, 0.5).seat_log_likelihood(2, hands[2])
+    assert typed.known_correction(hands) == pytest.approx(own - lent)  # seats 1 and 3 are not known scorers
+    assert TypedModel(view, decisions, parse_prior("heuristic:1"), 0.5, known={2: "scorer"}).known_correction(hands) == 0
+
+
+def test_resampling_draws_each_world_from_several_chain_deals_only_for_known_scorer_seats():
+    steps = {}
+    for resample, levels in ((1, "normal"), (3, "normal"), (3, "easy")):
+        for seed in range(4):
+            view = _searched_view("mien-nam", seed)
+            player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, resample=resample,
+                                levels=[levels] * 4)
+            move = player.choose(view, random.Random(1))
+            assert move is None or move in view.legal_plays
+            if player.last_chain is not None:
+                steps[(resample, levels, seed)] = player.last_chain.steps
+    searched = [seed for seed in range(4) if (1, "normal", seed) in steps]
+    assert searched
+    for seed in searched:
+        # 20 burn-in steps, then 2 per world; with resampling, 2 per option
+        assert steps[(3, "normal", seed)] > steps[(1, "normal", seed)]
+        assert steps[(3, "easy", seed)] == steps[(1, "normal", seed)]  # nobody to reweigh: no resampling

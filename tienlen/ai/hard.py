@@ -39,6 +39,10 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   level, as the table shows it.  Where the opponent model applies, an AI seat is
   then its level's type alone (``normal`` and ``hard`` play as the scorer,
   ``easy`` as ``easy``) and people keep the prior;
+* ``resample``: with seats known to be the scorer (``levels``), each world is
+  drawn from the chain's next ``resample`` deals by importance weight: the
+  scorer's own likelihood of those seats' decisions over the heuristic's, which
+  the chain uses because it is six times cheaper;
 * ``tell_scorer``: with a ``scorer`` type in ``types``, tell the other seats
   that play like the learned scorer from those that play like the heuristic
   by the scorer's own likelihood (measured once per seat and search);
@@ -159,6 +163,7 @@ class HardPlayer:
         inner_moves: int = 0,
         inner_width: int = 2,
         levels: "Sequence[str | None] | None" = None,
+        resample: int = 1,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -204,6 +209,10 @@ class HardPlayer:
         """How many of this seat's own later turns each play-out searches in its world (0: none)."""
         self.inner_width = inner_width
         """At those turns: how many of the ranking's best options are played out (plus pass)."""
+        self.resample = resample
+        """With seats known to be the scorer: each world is picked from this many
+        of the chain's deals, weighted by the scorer's own likelihood of those
+        seats' decisions against the heuristic's that the chain used (1: none)."""
         self.levels = levels
         """Each seat's public level (None: a person) when :meth:`choose` is not told
         them: for benchmarks, where every table has the same levels."""
@@ -370,11 +379,26 @@ class HardPlayer:
         for turn in itertools.count():
             index = turn % len(chains)
             chain = chains[index]
-            hands = dict(chain.hands)
+            hands = self._resampled(chain, model, rng)
             yield hands, (index, drawn[index] // self.batch), self._draw_types(model, hands, rng, types)
             drawn[index] += 1
             for _ in range(self.thinning):
                 chain.step()
+
+    def _resampled(self, chain: DealSampler, model, rng: random.Random) -> dict[int, int]:
+        """The chain's current deal or, with ``resample`` and seats known to be
+        the scorer, one of its next ``resample`` deals (``thinning`` steps apart)
+        drawn by importance weight (:meth:`TypedModel.known_correction`)."""
+        if self.resample <= 1 or not isinstance(model, TypedModel) or model.exact_model is None:
+            return dict(chain.hands)
+        options = [dict(chain.hands)]
+        while len(options) < self.resample:
+            for _ in range(self.thinning):
+                chain.step()
+            options.append(dict(chain.hands))
+        logs = [model.known_correction(hands) for hands in options]
+        best = max(logs)
+        return rng.choices(options, [math.exp(log - best) for log in logs])[0]
 
     def _burn_in(self, chains: list[DealSampler], until: float) -> None:
         if self.samples is not None:
@@ -399,7 +423,8 @@ class HardPlayer:
         if types is not None:
             prior, known = types
             scorer = self.scorer if self.tell_scorer else None
-            return TypedModel(view, recorded, prior, self.temperature, self.weights, scorer, known)
+            exact = self.scorer if self.resample > 1 else None
+            return TypedModel(view, recorded, prior, self.temperature, self.weights, scorer, known, exact)
         return OpponentModel(view, recorded, self.temperature, self.weights)
 
     def _draw_types(self, model, hands: dict[int, int], rng: random.Random,

@@ -169,7 +169,7 @@ class TypedModel:
 
     def __init__(self, view: "SeatView", decisions: list[Decision], prior: dict[str, float],
                  temperature: float, weights: Weights = DEFAULT_WEIGHTS, scorer: "Model | None" = None,
-                 known: "dict[int, str] | None" = None) -> None:
+                 known: "dict[int, str] | None" = None, exact: "Model | None" = None) -> None:
         self.prior = prior
         self.known = known or {}
         self.models: dict[str, OpponentModel] = {}
@@ -187,6 +187,11 @@ class TypedModel:
                              and scorer.covers(view.rules.name, view.players) else None)
         """With a ``scorer`` type and its model: the scorer's own likelihood, which
         tells a ``scorer`` seat from a ``heuristic`` one in :meth:`posterior`."""
+        self.exact_model = (ScorerModel(view, decisions, exact)
+                            if exact is not None and "scorer" in self.known.values()
+                            and exact.covers(view.rules.name, view.players) else None)
+        """With ``exact``: the scorer's own likelihood for the seats known to be the
+        scorer, which :meth:`known_correction` sets against the lent one."""
         self._shifts: dict[int, float] = {}
 
     def prior_of(self, seat: int) -> dict[str, float]:
@@ -220,6 +225,23 @@ class TypedModel:
         raw = {name: math.exp(value - best) for name, value in joint.items()}
         total = sum(raw.values())
         return {name: value / total for name, value in raw.items()}
+
+    def known_correction(self, hands: dict[int, int]) -> float:
+        """How much better (log-likelihood) the scorer's own softmax explains the
+        decisions of the seats known to be the scorer, holding ``hands``, than
+        the heuristic's likelihood the deal chain lends them: the log of an
+        importance weight that turns the chain's deals into deals drawn by the
+        scorer's own likelihood (0 without ``exact``)."""
+        if self.exact_model is None:
+            return 0.0
+        total = 0.0
+        for seat, kind in self.known.items():
+            if kind == "scorer" and seat in hands:
+                own = self.exact_model.seat_log_likelihood(seat, hands[seat])
+                lent = self.models["scorer"].seat_log_likelihood(seat, hands[seat])
+                if math.isfinite(own) and math.isfinite(lent):
+                    total += own - lent
+        return total
 
     def _scorer_shift(self, seat: int, hand: int) -> float:
         """How much better (log-likelihood) the scorer's own softmax explains the
