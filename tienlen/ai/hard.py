@@ -16,7 +16,8 @@ For each decision with a real choice:
    by the model of the other seats — where the scorer is trained, each other
    seat plays as the *type* (heuristic, easy, greedy) the world drew for it
    from its posterior given its past decisions (``types``, prior
-   :data:`DEFAULT_TYPES`); elsewhere the heuristic — and this seat's own later
+   :data:`DEFAULT_TYPES`), or an AI seat told by ``levels`` as its own level;
+   elsewhere the heuristic — and this seat's own later
    moves by the scorer (``hero_rollouts``), with common random numbers: the
    candidates are compared on identical deals, which removes most of the noise;
 4. every few worlds, candidates clearly worse than the leader (by the paired
@@ -83,7 +84,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 from tienlen.ai.arena import MAX_ACTIONS, Policy, apply_move, play_out
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
 from tienlen.ai.inference import DEFAULT_TEMPERATURE, DealSampler, OpponentModel, record_decisions
-from tienlen.ai.opponents import TypedModel, draw_types, known_types, normal_heuristic, parse_prior, policy_for
+from tienlen.ai.opponents import (TypedModel, draw_types, known_types, normal_heuristic, parse_prior, policy_for,
+                                  seat_prior)
 from tienlen.ai.sampling import SET_ASIDE, WorldBuilder, apply_plain
 from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
@@ -271,9 +273,10 @@ class HardPlayer:
         types and the types of the seats whose level is public, where the model
         applies (the default prior and public levels only where the scorer is
         trained); None: every other seat is the heuristic."""
-        if self.default_types and not self._uses_scorer(situation):
+        trained = self._uses_scorer(situation)
+        if self.default_types and not trained:
             return None
-        known = known_types(levels, situation.seat) if self._uses_scorer(situation) else {}
+        known = known_types(levels, situation.seat) if trained else {}
         if self.types is None and not known:
             return None
         return (self.types or {"heuristic": 1.0}), known
@@ -435,7 +438,7 @@ class HardPlayer:
             return None
         prior, known = types
         weights = {seat: (model.posterior(seat, hand) if isinstance(model, TypedModel)
-                          else {known[seat]: 1.0} if seat in known else prior)
+                          else seat_prior(prior, known, seat))
                    for seat, hand in hands.items() if seat != SET_ASIDE}
         for seat, seat_weights in weights.items():
             total = self.last_types.setdefault(seat, dict.fromkeys(seat_weights, 0.0))

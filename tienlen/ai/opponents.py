@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from tienlen.game import SeatView
 
 __all__ = ["TYPES", "LEVEL_TYPES", "LowestModel", "ScorerModel", "TypedModel", "parse_prior", "policy_for", "draw_types",
-           "known_types"]
+           "known_types", "seat_prior"]
 
 TYPES = {"heuristic": None, "easy": EASY, "greedy": GREEDY, "scorer": None}
 """Type name -> the lowest-combo chances (wander, lazy, notice_chop), or None for the heuristic's
@@ -71,6 +71,16 @@ def known_types(levels: "Sequence[str | None] | None", seat: int) -> dict[int, s
         return {}
     return {other: LEVEL_TYPES[level] for other, level in enumerate(levels)
             if other != seat and level in LEVEL_TYPES}
+
+
+def seat_prior(prior: dict[str, float], known: dict[int, str], seat: int) -> dict[str, float]:
+    """The prior weights of ``seat``'s types: its known type alone, if known.
+
+    >>> seat_prior({"heuristic": 0.5, "easy": 0.5}, {2: "scorer"}, 2)
+    {'scorer': 1.0}
+    """
+    kind = known.get(seat)
+    return prior if kind is None else {kind: 1.0}
 
 
 def parse_prior(text: str) -> dict[str, float]:
@@ -194,11 +204,6 @@ class TypedModel:
         scorer, which :meth:`known_correction` sets against the lent one."""
         self._shifts: dict[int, float] = {}
 
-    def prior_of(self, seat: int) -> dict[str, float]:
-        """The prior weights of ``seat``'s types (its known type alone, if known)."""
-        known = self.known.get(seat)
-        return self.prior if known is None else {known: 1.0}
-
     def _joint(self, seat: int, hand: int) -> dict[str, float]:
         known = self.known.get(seat)
         if known is not None:
@@ -234,14 +239,15 @@ class TypedModel:
         scorer's own likelihood (0 without ``exact``)."""
         if self.exact_model is None:
             return 0.0
-        total = 0.0
-        for seat, kind in self.known.items():
-            if kind == "scorer" and seat in hands:
-                own = self.exact_model.seat_log_likelihood(seat, hands[seat])
-                lent = self.models["scorer"].seat_log_likelihood(seat, hands[seat])
-                if math.isfinite(own) and math.isfinite(lent):
-                    total += own - lent
-        return total
+        return sum(self._own_over_lent(self.exact_model, seat, hands[seat]) or 0.0
+                   for seat, kind in self.known.items() if kind == "scorer" and seat in hands)
+
+    def _own_over_lent(self, own_model: ScorerModel, seat: int, hand: int) -> float | None:
+        """The scorer's own log-likelihood of ``seat``'s decisions minus the one the
+        chain lends the ``scorer`` type (None when either is impossible)."""
+        own = own_model.seat_log_likelihood(seat, hand)
+        lent = self.models["scorer"].seat_log_likelihood(seat, hand)
+        return own - lent if math.isfinite(own) and math.isfinite(lent) else None
 
     def _scorer_shift(self, seat: int, hand: int) -> float:
         """How much better (log-likelihood) the scorer's own softmax explains the
@@ -251,11 +257,10 @@ class TypedModel:
         scorer evaluation per past decision."""
         shift = self._shifts.get(seat)
         if shift is None:
-            own = self.scorer_model.seat_log_likelihood(seat, hand)
-            lent = self.models["scorer"].seat_log_likelihood(seat, hand)
-            if not (math.isfinite(own) and math.isfinite(lent)):
-                return 0.0
-            shift = self._shifts[seat] = own - lent
+            shift = self._own_over_lent(self.scorer_model, seat, hand)
+            if shift is None:
+                return 0.0  # not kept: the next world's hand may tell
+            self._shifts[seat] = shift
         return shift
 
 
