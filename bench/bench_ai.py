@@ -26,6 +26,7 @@ Usage::
 
     nice -n 10 python bench/bench_ai.py --pairing normal-easy --games 2000
     nice -n 10 python bench/bench_ai.py --pairing hard-normal --games 2000 --budget-ms 300 --workers 2
+    python bench/bench_ai.py --pairing normal-easy --games 20000 --workers 2 --plus-levels   # told the seats' level
 
 Comparing variants on a busy machine: count ``hard``'s budget in CPU time and
 pair the per-game results of two ``--json`` files (same ``--seed``, same deals)::
@@ -132,11 +133,13 @@ class Job:
     seed: int
     budget_ms: float
     hard_options: tuple = ()
+    """Keyword overrides for ``HardPlayer`` (``--hard name=value``), for experiments."""
     normal_weights: tuple = ()
     """Overrides of ``normal``'s :class:`~tienlen.ai.normal.Weights` (``--normal name=value``)."""
-    """Keyword overrides for ``HardPlayer`` (``--hard name=value``), for experiments."""
     plus_weights: str | None = None
     """Weights file of the ``normal+`` hero (``--plus-weights``; default: the shipped ones)."""
+    plus_levels: bool = False
+    """Whether the ``normal`` hero is told the other seats' public level (``--plus-levels``)."""
     variant: int = 0
 
 
@@ -237,10 +240,11 @@ class Oracle:
 
 
 def _make(level: str, job: Job, hero: bool = False):
-    if level == "normal+" and hero and job.plus_weights:
+    if level in ("normal", "normal+") and hero and (job.plus_weights or job.plus_levels):
         from tienlen.ai.model import load
         from tienlen.ai.plus import NormalPlusPlayer
-        return NormalPlusPlayer(load(job.plus_weights))
+        levels = (job.other_level,) * job.players if job.plus_levels else None  # as the bot tells them
+        return NormalPlusPlayer(load(job.plus_weights) if job.plus_weights else None, level=level, levels=levels)
     if level == "oracle":
         options = dict(job.hard_options)
         inner = {name: int(options[name]) for name in ("inner_width", "inner_moves") if name in options}
@@ -411,7 +415,7 @@ def run_pairing(pairing: str, args: argparse.Namespace) -> dict | list[dict]:
     variants = variant_options(args)
     jobs = [
         Job(index, hero_level, other_level, args.rules, args.players, args.seed, args.budget_ms,
-            options, tuple(_option(text) for text in args.normal), args.plus_weights, variant)
+            options, tuple(_option(text) for text in args.normal), args.plus_weights, args.plus_levels, variant)
         for index in range(args.games)
         for variant, (_, options) in enumerate(variants)
     ]
@@ -444,6 +448,7 @@ def run_pairing(pairing: str, args: argparse.Namespace) -> dict | list[dict]:
         "wall_s": wall,
         "normal_weights": dict(_option(text) for text in args.normal),
         "plus_weights": os.path.basename(args.plus_weights) if args.plus_weights else None,
+        "plus_levels": args.plus_levels,
         "sprt": sprt.verdict if sprt is not None else None,
     }
     summaries = [
@@ -549,6 +554,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--normal", action="append", default=[], metavar="NAME=VALUE",
                         help="override a weight of the normal heuristic (experiments; every normal seat)")
     parser.add_argument("--plus-weights", help="weights file for the normal+ hero (default: the shipped ones)")
+    parser.add_argument("--plus-levels", action="store_true",
+                        help="tell the normal hero every seat's public level, as the bot does (it then plays a "
+                             "specialist scorer where one is shipped for the other seats' level)")
     parser.add_argument("--sprt", nargs=2, type=float, metavar=("NULL", "DELTA"),
                         help="stop early once a sequential test on the hero's mean units per deal decides "
                              "between NULL and NULL + DELTA (alpha = beta = 5 %%)")

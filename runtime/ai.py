@@ -46,12 +46,12 @@ class AiRunner:
     async def decide(self, view: SeatView, level: str, seed: int,
                      levels: "tuple[str | None, ...] | None" = None) -> int | None:
         if level != "hard":
-            return decide_inline(view, level, seed, self.budget_ms)
+            return decide_inline(view, level, seed, self.budget_ms, levels)
         try:
             await asyncio.wait_for(self._slots.acquire(), timeout=self.budget_ms / 1000)
         except asyncio.TimeoutError:
             log.debug("AI pool busy; deciding at normal level")
-            return decide_inline(view, "normal", seed, self.budget_ms)
+            return decide_inline(view, "normal", seed, self.budget_ms, levels)
         try:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._executor(), decide_inline, view, level, seed, self.budget_ms,

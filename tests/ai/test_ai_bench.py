@@ -79,6 +79,16 @@ def test_any_pairing_of_levels_runs_and_the_plus_hero_takes_other_weights(tmp_pa
     assert summary["plus_weights"] == SHIPPED_WEIGHTS.name and len(summary["per_game"]) == 4
 
 
+def test_the_normal_hero_can_be_told_the_other_seats_level_as_the_bot_tells_it(tmp_path):
+    bench = _bench()
+    job = bench.Job(0, "normal", "easy", "mien-nam", 4, 1, 300, plus_levels=True)
+    assert bench._make("normal", job, hero=True).levels == ("easy",) * 4
+    assert bench._make("normal", job).levels is None  # the other seats are not told
+    out = tmp_path / "l.json"
+    assert bench.main(["--pairing", "normal-easy", "--games", "4", "--plus-levels", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())[0]["plus_levels"] is True
+
+
 def test_the_sequential_test_stops_when_the_evidence_is_clear():
     bench = _bench()
 

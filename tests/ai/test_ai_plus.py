@@ -11,7 +11,8 @@ from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES, Decision,
 from tienlen.ai.labels import LabelSet, finish, label_deal, label_deals, parse_mixture, policy_of, seat_policies
 from tienlen.ai.model import load, mlp_forward
 from tienlen.ai.normal import normal_move
-from tienlen.ai.plus import SHIPPED_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options, shipped_model
+from tienlen.ai.plus import (SHIPPED_WEIGHTS, SPECIALIST_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options,
+                             shipped_model, specialist_model)
 from tienlen.ai.situation import Situation
 from tienlen.ai.train import (_gradients, _initial, fit_ensemble, fit_linear, fit_mlp, group_mean, load_labels,
                               main as train_main, merge_mlps, regret, split)
@@ -234,6 +235,55 @@ def test_ranked_options_put_going_out_first_and_rank_every_option():
     ranked = ranked_options(situation, shipped_model())
     assert [move for _, move in ranked].count(None) == (1 if situation.top is not None else 0)
     assert [value for value, _ in ranked] == sorted((value for value, _ in ranked), reverse=True)
+
+
+# ------------------------------------------------------- told the table's levels
+def test_the_specialist_weights_load_and_every_shipped_weight_is_under_2_mb_together():
+    assert set(SPECIALIST_WEIGHTS) == {"easy"}
+    for level in SPECIALIST_WEIGHTS:
+        assert specialist_model(level).covers("mien-nam", 4)
+        assert specialist_model(level) is not shipped_model()
+    sizes = [path.stat().st_size for path in [SHIPPED_WEIGHTS, *SPECIALIST_WEIGHTS.values()]]
+    assert sum(sizes) < 2_000_000
+
+
+def test_normal_plays_the_specialist_only_when_every_other_seat_is_an_ai_of_its_level():
+    player = NormalPlusPlayer()
+    easy = specialist_model("easy")
+    assert player.model_for(("easy",) * 4, 2) is easy
+    assert player.model_for((None, "easy", "easy", "easy"), 0) is easy  # a person (or AFK) among easy seats
+    assert player.model_for((None, "easy", "easy", "easy"), 1) is player.model  # a person at the table
+    assert player.model_for(("normal", "easy", "easy", "easy"), 1) is player.model
+    assert player.model_for(("normal",) * 4, 1) is player.model  # no specialist for normal seats
+    assert player.model_for(None, 1) is player.model
+    assert NormalPlusPlayer(levels=("easy",) * 4).model_for(None, 3) is easy  # told once, at construction
+
+
+def test_decide_tells_normal_the_public_levels():
+    from tienlen import ai
+
+    def mask(move):
+        return None if move is None else move.mask
+
+    for seed in range(300):
+        game = Game.deal(RULESETS["mien-nam"], 4, seed)
+        for _ in range(seed % 25):
+            if game.finished:
+                break
+            apply_move(game, game.turn, normal_move(Situation.from_game(game, game.turn)))
+        if game.finished:
+            continue
+        view = game.view(game.turn)
+        situation = Situation.from_view(view)
+        general, special = plus_move(situation, shipped_model()), plus_move(situation, specialist_model("easy"))
+        if mask(general) != mask(special):
+            break
+    else:
+        pytest.fail("no position tells the two scorers apart")
+    levels = tuple("easy" if seat != view.seat else "normal" for seat in range(4))
+    assert ai.decide(view, "normal", seed=1, levels=levels) == mask(special)
+    assert ai.decide(view, "normal", seed=1) == mask(general)
+    assert ai.decide(view, "normal", seed=1, levels=(None,) * 4) == mask(general)
 
 
 def test_feature_names_are_unique():

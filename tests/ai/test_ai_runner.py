@@ -41,3 +41,22 @@ async def test_a_busy_pool_falls_back_to_normal_instead_of_queueing() -> None:
         assert runner._pool is None  # answered without touching the pool
     finally:
         runner.close()
+
+
+async def test_quick_levels_and_the_fallback_are_told_the_public_levels(monkeypatch) -> None:
+    from tienlen import ai
+
+    told = []
+    monkeypatch.setattr(ai, "decide", lambda view, level, seed, budget_ms, levels: told.append((level, levels)))
+    runner = AiRunner(workers=1, budget_ms=20)
+    try:
+        view = Game.deal(RULESETS["mien-nam"], 4, seed=5).view(0)
+        levels = ("normal", "easy", None, "hard")
+        await runner.decide(view, "normal", seed=1, levels=levels)
+        await runner.decide(view, "easy", seed=1, levels=levels)
+        await runner._slots.acquire()  # every worker busy: hard falls back to normal
+        await runner.decide(view, "hard", seed=1, levels=levels)
+        runner._slots.release()
+        assert told == [("normal", levels), ("easy", levels), ("normal", levels)]
+    finally:
+        runner.close()

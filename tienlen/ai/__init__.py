@@ -99,13 +99,16 @@ def make_player(level: str = DEFAULT_LEVEL, *, budget_ms: float = DEFAULT_BUDGET
 
 
 _PLAYERS: dict[tuple[str, float], Player] = {}
+_TOLD_LEVELS = ("normal", "normal+", "hard")
+"""Levels whose players use the table's public levels (``choose(view, rng, levels)``)."""
 
 
 def decide(view: "SeatView", level: str = DEFAULT_LEVEL, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS,
            levels: "tuple[str | None, ...] | None" = None) -> int | None:
     """The mask of the cards ``view``'s seat should play now, or None to pass
     (or to decline an out-of-turn chop).  ``levels``: every seat's public AI
-    level (None for a person), which ``hard`` uses to model the AI seats.
+    level (None for a person): ``hard`` models the AI seats by it, and ``normal``
+    picks a specialist scorer when every other seat is an AI of one level.
 
     Pure and picklable, for ``ProcessPoolExecutor.submit(decide, view, level,
     seed, budget_ms, levels)``; the bot then calls ``game.play(seat, mask)``.
@@ -114,7 +117,7 @@ def decide(view: "SeatView", level: str = DEFAULT_LEVEL, seed: int = 0, budget_m
     player = _PLAYERS.get(key)
     if player is None:
         player = _PLAYERS[key] = make_player(level, budget_ms=budget_ms)
-    if levels is not None and isinstance(player, HardPlayer):
+    if levels is not None and level in _TOLD_LEVELS:
         move = player.choose(view, random.Random(seed), levels)
     else:
         move = player.choose(view, random.Random(seed))

@@ -8,7 +8,11 @@ rules or table sizes its model was not trained on, it answers as ``normal``
 does.  It reads only a :class:`~tienlen.ai.situation.Situation`,
 so it also runs inside ``hard``'s play-outs and the labelling play-outs.
 
-The shipped weights are ``weights/normal_plus.npz`` beside this module.
+The shipped weights are ``weights/normal_plus.npz`` beside this module.  Told
+every seat's public AI level (as the bot tells it), it plays a table whose
+other seats are all AI of one level with a scorer trained against that level,
+where one is shipped (:data:`SPECIALIST_WEIGHTS`); people, and mixed tables,
+meet the general scorer.
 """
 
 from __future__ import annotations
@@ -27,11 +31,16 @@ from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tienlen.game import SeatView
 
-__all__ = ["NormalPlusPlayer", "plus_move", "ranked_options", "shipped_model", "SHIPPED_WEIGHTS"]
+__all__ = ["NormalPlusPlayer", "plus_move", "ranked_options", "shipped_model", "specialist_model",
+           "table_level", "SHIPPED_WEIGHTS", "SPECIALIST_WEIGHTS"]
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights") / "normal_plus.npz"
+SPECIALIST_WEIGHTS = {"easy": SHIPPED_WEIGHTS.with_name("normal_plus_vs_easy.npz")}
+"""Scorers trained against one level: played when every other seat is an AI of it."""
 
 
 @lru_cache(maxsize=1)
@@ -40,17 +49,53 @@ def shipped_model() -> Model:
     return load(SHIPPED_WEIGHTS)
 
 
+@lru_cache(maxsize=None)
+def specialist_model(level: str) -> Model:
+    """The scorer shipped for tables whose other seats all play at ``level``."""
+    return load(SPECIALIST_WEIGHTS[level])
+
+
+def table_level(levels: "Sequence[str | None]", seat: int) -> str | None:
+    """The one public AI level every seat but ``seat`` plays at, or None
+    (a person among them, or mixed levels).
+
+    >>> table_level(("easy", None, "easy", "easy"), 1)
+    'easy'
+    >>> table_level(("easy", None, "normal", "easy"), 1) is None
+    True
+    >>> table_level(("easy", None, "easy", "easy"), 0) is None
+    True
+    """
+    others = {level for index, level in enumerate(levels) if index != seat}
+    return others.pop() if len(others) == 1 else None
+
+
 class NormalPlusPlayer:
-    """``normal+``: deterministic (``rng`` is unused), like ``normal``."""
+    """``normal+``: deterministic (``rng`` is unused), like ``normal``.
+
+    ``levels`` (every seat's public AI level, None for a person), given here or
+    to :meth:`choose`, picks a specialist scorer when every other seat is an
+    AI of a level that has one.
+    """
 
     level = "normal+"
 
-    def __init__(self, model: Model | None = None, *, level: str = "normal+") -> None:
+    def __init__(self, model: Model | None = None, *, level: str = "normal+",
+                 levels: "Sequence[str | None] | None" = None) -> None:
         self.model = model if model is not None else shipped_model()
         self.level = level  # "normal" when it plays the bot's normal level
+        self.levels = levels
 
-    def choose(self, view: "SeatView", rng: random.Random) -> Combo | None:
-        return plus_move(Situation.from_view(view), self.model)
+    def choose(self, view: "SeatView", rng: random.Random,
+               levels: "Sequence[str | None] | None" = None) -> Combo | None:
+        return plus_move(Situation.from_view(view), self.model_for(levels, view.seat))
+
+    def model_for(self, levels: "Sequence[str | None] | None", seat: int) -> Model:
+        """The specialist for this table's other seats (``levels``, else those
+        given at construction), else the general scorer."""
+        levels = levels or self.levels
+        opponents = table_level(levels, seat) if levels else None
+        return specialist_model(opponents) if opponents in SPECIALIST_WEIGHTS else self.model
 
 
 def plus_move(situation: Situation, model: Model) -> Combo | None:
