@@ -82,8 +82,8 @@ class TienLenBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         self._watch()
-        # Drawn while a standby waits, so a takeover does not pay for it.
-        pictures = asyncio.create_task(asyncio.to_thread(_warm_up_pictures), name="warm-up-pictures")
+        # Drawn and loaded while a standby waits, so a takeover (and the first AI move) does not pay for it.
+        warming = asyncio.create_task(asyncio.to_thread(_warm_up), name="warm-up")
         if self.settings.metrics_port:
             await self.metrics.serve(self.settings.metrics_host, self.settings.metrics_port)
         self.database = db.Database.from_url(self.settings.database_url)
@@ -109,7 +109,7 @@ class TienLenBot(commands.AutoShardedBot):
         self.router.install()
         await self.tables.start(took_over=self.cluster is not None and self.cluster.took_over)
         await self._sync_commands()
-        await pictures
+        await warming
 
     # ------------------------------------------------------------ the cluster
     async def _join_cluster(self) -> None:
@@ -212,10 +212,12 @@ def _on_message(message: discord.Message | None, custom_id: str) -> bool:
     return False
 
 
-def _warm_up_pictures() -> None:
+def _warm_up() -> None:
     from render import warm_up
+    from tienlen.ai.plus import load_models
 
     warm_up()
+    load_models()  # ~0.1 s each, which the first `normal` move would otherwise spend on the event loop
 
 
 def point_at_endpoints(settings: Settings) -> None:

@@ -247,6 +247,16 @@ def test_the_specialist_weights_load_and_every_shipped_weight_is_under_2_mb_toge
     assert sum(sizes) < 2_000_000
 
 
+def test_every_model_can_be_loaded_ahead_of_the_first_move():
+    from tienlen.ai.plus import load_models
+
+    shipped_model.cache_clear()
+    specialist_model.cache_clear()
+    load_models()
+    assert shipped_model.cache_info().currsize == 1
+    assert specialist_model.cache_info().currsize == len(SPECIALIST_WEIGHTS)
+
+
 def test_normal_plays_the_specialist_only_when_every_other_seat_is_an_ai_of_its_level():
     player = NormalPlusPlayer()
     easy = specialist_model("easy")

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from tienlen.game import SeatView
 
 __all__ = ["NormalPlusPlayer", "plus_move", "ranked_options", "shipped_model", "specialist_model",
-           "table_level", "SHIPPED_WEIGHTS", "SPECIALIST_WEIGHTS"]
+           "load_models", "table_level", "SHIPPED_WEIGHTS", "SPECIALIST_WEIGHTS"]
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights") / "normal_plus.npz"
 SPECIALIST_WEIGHTS = {"easy": SHIPPED_WEIGHTS.with_name("normal_plus_vs_easy.npz")}
@@ -53,6 +53,13 @@ def shipped_model() -> Model:
 def specialist_model(level: str) -> Model:
     """The scorer shipped for tables whose other seats all play at ``level``."""
     return load(SPECIALIST_WEIGHTS[level])
+
+
+def load_models() -> None:
+    """Load the general scorer and every specialist now (a bot does it at start-up)."""
+    shipped_model()
+    for level in SPECIALIST_WEIGHTS:
+        specialist_model(level)
 
 
 def table_level(levels: "Sequence[str | None]", seat: int) -> str | None:
