@@ -8,8 +8,9 @@ chop) and only ever returns one of ``view.legal_plays``:
 * ``normal`` — :class:`~tienlen.ai.plus.NormalPlusPlayer` ("normal+"): every legal
   option ranked by a small learned scorer (:mod:`tienlen.ai.train`, trained on
   true-deal play-outs) over the heuristic's features (the default for AI seats and
-  AFK take-over).  Under rules or table sizes the scorer was not trained on it
-  plays as the heuristic;
+  AFK take-over); told the table's public levels, it meets a table of ``easy``
+  AI seats with a scorer trained against them.  Under rules or table sizes the
+  scorer was not trained on it plays as the heuristic;
 * ``hard`` — :class:`~tienlen.ai.hard.HardPlayer`: determinized Monte Carlo search
   over the learned scorer's best moves, by expected settlement, within a time budget.
 
