@@ -239,11 +239,16 @@ class Oracle:
         return total / self.rollouts
 
 
+def _public_levels(job: Job) -> tuple[str, ...]:
+    """Every seat's public AI level, as the bot tells an AI seat (the hero's own is not read)."""
+    return (job.other_level,) * job.players
+
+
 def _make(level: str, job: Job, hero: bool = False):
     if level in ("normal", "normal+") and hero and (job.plus_weights or job.plus_levels):
         from tienlen.ai.model import load
         from tienlen.ai.plus import NormalPlusPlayer
-        levels = (job.other_level,) * job.players if job.plus_levels else None  # as the bot tells them
+        levels = _public_levels(job) if job.plus_levels else None
         return NormalPlusPlayer(load(job.plus_weights) if job.plus_weights else None, level=level, levels=levels)
     if level == "oracle":
         options = dict(job.hard_options)
@@ -256,8 +261,8 @@ def _make(level: str, job: Job, hero: bool = False):
         options = dict(job.hard_options)
         if options.get("clock") == "cpu":  # budget in CPU time: comparable runs on a busy machine
             options["clock"] = time.process_time
-        if options.get("levels") == "public":  # told the other seats' level, as the bot tells it
-            options["levels"] = (job.other_level,) * job.players
+        if options.get("levels") == "public":
+            options["levels"] = _public_levels(job)
         return HardPlayer(job.budget_ms, **options)
     if level == "normal" and job.normal_weights:
         from dataclasses import replace

@@ -84,6 +84,8 @@ def test_the_normal_hero_can_be_told_the_other_seats_level_as_the_bot_tells_it(t
     job = bench.Job(0, "normal", "easy", "mien-nam", 4, 1, 300, plus_levels=True)
     assert bench._make("normal", job, hero=True).levels == ("easy",) * 4
     assert bench._make("normal", job).levels is None  # the other seats are not told
+    hard = bench.Job(0, "hard", "easy", "mien-nam", 4, 1, 20, (("levels", "public"),))
+    assert bench._make("hard", hard, hero=True).levels == ("easy",) * 4  # --hard levels=public, the same way
     out = tmp_path / "l.json"
     assert bench.main(["--pairing", "normal-easy", "--games", "4", "--plus-levels", "--json", str(out)]) == 0
     assert json.loads(out.read_text())[0]["plus_levels"] is True
