@@ -401,3 +401,22 @@ def test_resampling_draws_each_world_from_several_chain_deals_only_for_known_sco
         # 20 burn-in steps, then 2 per world; with resampling, 2 per option
         assert steps[(3, "normal", seed)] > steps[(1, "normal", seed)]
         assert steps[(3, "easy", seed)] == steps[(1, "normal", seed)]  # nobody to reweigh: no resampling
+
+
+def test_with_specialists_hard_plays_its_own_moves_by_the_scorer_for_the_tables_one_level():
+    from tienlen.ai.plus import shipped_model, specialist_model
+
+    views = (_searched_view("mien-nam", seed) for seed in range(20))
+    view = next(view for view in views if view.legal_plays)  # its own choice, not a forced pass
+    easy_table = tuple("easy" if seat != view.seat else "hard" for seat in range(4))
+    mixed_table = tuple(None if seat == (view.seat + 1) % 4 else level for seat, level in enumerate(easy_table))
+    player = HardPlayer(samples=2, burn_in_steps=20, thinning=2, specialists=True)
+    player.choose(view, random.Random(1), easy_table)
+    assert player.hero_scorer is specialist_model("easy")
+    player.choose(view, random.Random(1), mixed_table)  # a person at the table: the general scorer
+    assert player.hero_scorer is shipped_model()
+    player.choose(view, random.Random(1), ("normal",) * 4)  # no specialist for normal seats
+    assert player.hero_scorer is shipped_model()
+    by_default = HardPlayer(samples=2, burn_in_steps=20, thinning=2)
+    by_default.choose(view, random.Random(1), easy_table)
+    assert by_default.hero_scorer is shipped_model()

@@ -40,6 +40,9 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   level, as the table shows it.  Where the opponent model applies, an AI seat is
   then its level's type alone (``normal`` and ``hard`` play as the scorer,
   ``easy`` as ``easy``) and people keep the prior;
+* ``specialists``: told the levels, at a table whose other seats are all AI
+  of one level with a specialist scorer (as ``normal`` plays there), this
+  seat's options are ranked and its own later moves played by that scorer;
 * ``resample``: with seats known to be the scorer (``levels``), each world is
   drawn from the chain's next ``resample`` deals by importance weight: the
   scorer's own likelihood of those seats' decisions over the heuristic's, which
@@ -166,6 +169,7 @@ class HardPlayer:
         inner_width: int = 2,
         levels: "Sequence[str | None] | None" = None,
         resample: int = 1,
+        specialists: bool = False,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -215,6 +219,13 @@ class HardPlayer:
         """With seats known to be the scorer: each world is picked from this many
         of the chain's deals, weighted by the scorer's own likelihood of those
         seats' decisions against the heuristic's that the chain used (1: none)."""
+        self.specialists = specialists
+        """Told the levels, at a table whose other seats are all AI of one level that
+        has a specialist scorer (:data:`tienlen.ai.plus.SPECIALIST_WEIGHTS`), rank
+        this seat's options and play its own later moves with that specialist, as
+        ``normal`` does there; the other seats' models are unchanged."""
+        self.hero_scorer = self.scorer
+        """The scorer of this seat's own options in the current decision."""
         self.levels = levels
         """Each seat's public level (None: a person) when :meth:`choose` is not told
         them: for benchmarks, where every table has the same levels."""
@@ -251,6 +262,7 @@ class HardPlayer:
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
+        self.hero_scorer = self._hero_scorer(levels, situation.seat)
         types = self._opponents(situation, levels)
         if not situation.on_turn:
             if self.search_chops and (self.scorer is None or self._uses_scorer(situation)):
@@ -281,6 +293,16 @@ class HardPlayer:
             return None
         return (self.types or {"heuristic": 1.0}), known
 
+    def _hero_scorer(self, levels: "Sequence[str | None] | None", seat: int) -> "Model | None":
+        """The scorer of this seat's own moves: a specialist for the table's other
+        seats' one level (``specialists``), else the general scorer."""
+        if not self.specialists or self.scorer is None or not levels:
+            return self.scorer
+        from tienlen.ai.plus import SPECIALIST_WEIGHTS, specialist_model, table_level
+
+        opponents = table_level(levels, seat)
+        return specialist_model(opponents) if opponents in SPECIALIST_WEIGHTS else self.scorer
+
     def _uses_scorer(self, situation: Situation) -> bool:
         return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
 
@@ -291,7 +313,7 @@ class HardPlayer:
 
     def _rank(self, situation: Situation) -> list[tuple[float, Combo | None]]:
         if self._uses_scorer(situation):
-            return ranked_options(situation, self.scorer)
+            return ranked_options(situation, self.hero_scorer)
         return rank_moves(situation, self.weights)
 
     @staticmethod
@@ -515,7 +537,7 @@ class HardPlayer:
         return policies
 
     def _hero_policy(self, world: "Game") -> "Callable[[Situation], Combo | None] | None":
-        scorer = self.scorer
+        scorer = self.hero_scorer
         if scorer is None or not self.hero_rollouts or not scorer.covers(world.rules.name, world.players):
             return None
         return lambda situation: plus_move(situation, scorer)
