@@ -296,12 +296,11 @@ class HardPlayer:
     def _hero_scorer(self, levels: "Sequence[str | None] | None", seat: int) -> "Model | None":
         """The scorer of this seat's own moves: a specialist for the table's other
         seats' one level (``specialists``), else the general scorer."""
-        if not self.specialists or self.scorer is None or not levels:
+        if not self.specialists or self.scorer is None:
             return self.scorer
-        from tienlen.ai.plus import SPECIALIST_WEIGHTS, specialist_model, table_level
+        from tienlen.ai.plus import table_scorer
 
-        opponents = table_level(levels, seat)
-        return specialist_model(opponents) if opponents in SPECIALIST_WEIGHTS else self.scorer
+        return table_scorer(levels, seat, self.scorer)
 
     def _uses_scorer(self, situation: Situation) -> bool:
         return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)

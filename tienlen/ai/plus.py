@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from tienlen.game import SeatView
 
 __all__ = ["NormalPlusPlayer", "plus_move", "ranked_options", "shipped_model", "specialist_model",
-           "load_models", "table_level", "SHIPPED_WEIGHTS", "SPECIALIST_WEIGHTS"]
+           "load_models", "table_level", "table_scorer", "SHIPPED_WEIGHTS", "SPECIALIST_WEIGHTS"]
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights") / "normal_plus.npz"
 SPECIALIST_WEIGHTS = {"easy": SHIPPED_WEIGHTS.with_name("normal_plus_vs_easy.npz")}
@@ -100,9 +100,14 @@ class NormalPlusPlayer:
     def model_for(self, levels: "Sequence[str | None] | None", seat: int) -> Model:
         """The specialist for this table's other seats (``levels``, else those
         given at construction), else the general scorer."""
-        levels = levels or self.levels
-        opponents = table_level(levels, seat) if levels else None
-        return specialist_model(opponents) if opponents in SPECIALIST_WEIGHTS else self.model
+        return table_scorer(levels or self.levels, seat, self.model)
+
+
+def table_scorer(levels: "Sequence[str | None] | None", seat: int, general: Model) -> Model:
+    """The specialist for the one level of every seat but ``seat`` (``levels``:
+    each seat's public level), where one is shipped; else ``general``."""
+    opponents = table_level(levels, seat) if levels else None
+    return specialist_model(opponents) if opponents in SPECIALIST_WEIGHTS else general
 
 
 def plus_move(situation: Situation, model: Model) -> Combo | None:
