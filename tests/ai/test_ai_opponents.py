@@ -420,3 +420,28 @@ def test_with_specialists_hard_plays_its_own_moves_by_the_scorer_for_the_tables_
     by_default = HardPlayer(samples=2, burn_in_steps=20, thinning=2)
     by_default.choose(view, random.Random(1), easy_table)
     assert by_default.hero_scorer is shipped_model()
+
+
+def test_an_exact_chain_weighs_known_scorer_seats_by_the_scorers_own_likelihood():
+    from tienlen.ai.opponents import ScorerModel, TypedModel
+    from tienlen.ai.plus import shipped_model
+
+    game, view, decisions = _table_played_by("scorer", 5001, 40)
+    hands = {seat: game.hand_mask(seat) for seat in (1, 2, 3)}
+    typed = TypedModel(view, decisions, parse_prior("heuristic:1"), 0.5, known={2: "scorer", 3: "easy"},
+                       exact=shipped_model(), exact_chain=True)
+    own = ScorerModel(view, decisions, shipped_model()).seat_log_likelihood(2, hands[2])
+    assert typed.seat_log_likelihood(2, hands[2]) == pytest.approx(own)
+    assert typed.known_correction(hands) == 0  # nothing left to correct
+    lent = TypedModel(view, decisions, parse_prior("heuristic:1"), 0.5, known={2: "scorer"}, exact=shipped_model())
+    assert lent.seat_log_likelihood(2, hands[2]) != pytest.approx(own)
+    chained = 0
+    for seed in range(4):
+        view = _searched_view("mien-nam", seed)
+        player = HardPlayer(samples=2, burn_in_steps=10, thinning=2, exact_chain=True, levels=["normal"] * 4)
+        move = player.choose(view, random.Random(1))
+        assert move is None or move in view.legal_plays
+        if player.last_chain is not None:
+            assert isinstance(player.last_chain.model.models["scorer"], ScorerModel)
+            chained += 1
+    assert chained

@@ -40,6 +40,8 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   level, as the table shows it.  Where the opponent model applies, an AI seat is
   then its level's type alone (``normal`` and ``hard`` play as the scorer,
   ``easy`` as ``easy``) and people keep the prior;
+* ``exact_chain``: with seats known to be the scorer, the chain itself weighs
+  their decisions by the scorer's own likelihood (dear: a diagnostic);
 * ``specialists``: told the levels, at a table whose other seats are all AI
   of one level with a specialist scorer (as ``normal`` plays there), this
   seat's options are ranked and its own later moves played by that scorer;
@@ -170,6 +172,7 @@ class HardPlayer:
         levels: "Sequence[str | None] | None" = None,
         resample: int = 1,
         specialists: bool = False,
+        exact_chain: bool = False,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -219,6 +222,10 @@ class HardPlayer:
         """With seats known to be the scorer: each world is picked from this many
         of the chain's deals, weighted by the scorer's own likelihood of those
         seats' decisions against the heuristic's that the chain used (1: none)."""
+        self.exact_chain = exact_chain
+        """With seats known to be the scorer: the deal chain weighs their decisions by
+        the scorer's own likelihood instead of the heuristic's (about six times
+        dearer a step; a diagnostic of how much the inference can tell)."""
         self.specialists = specialists
         """Told the levels, at a table whose other seats are all AI of one level that
         has a specialist scorer (:data:`tienlen.ai.plus.SPECIALIST_WEIGHTS`), rank
@@ -447,8 +454,9 @@ class HardPlayer:
         if types is not None:
             prior, known = types
             scorer = self.scorer if self.tell_scorer else None
-            exact = self.scorer if self.resample > 1 else None
-            return TypedModel(view, recorded, prior, self.temperature, self.weights, scorer, known, exact)
+            exact = self.scorer if self.resample > 1 or self.exact_chain else None
+            return TypedModel(view, recorded, prior, self.temperature, self.weights, scorer, known, exact,
+                              exact_chain=self.exact_chain)
         return OpponentModel(view, recorded, self.temperature, self.weights)
 
     def _draw_types(self, model, hands: dict[int, int], rng: random.Random,

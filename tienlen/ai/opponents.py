@@ -175,11 +175,13 @@ class TypedModel:
     """Per seat and hand: the log-likelihood of its decisions, summed over the
     types with the ``prior`` weights, and the posterior over the types.  A seat
     in ``known`` (seat -> type, e.g. an AI seat of a public level) has that
-    type alone."""
+    type alone.  With ``exact_chain``, the ``scorer`` type's likelihood is
+    ``exact``'s own instead of the heuristic's it is lent by default."""
 
     def __init__(self, view: "SeatView", decisions: list[Decision], prior: dict[str, float],
                  temperature: float, weights: Weights = DEFAULT_WEIGHTS, scorer: "Model | None" = None,
-                 known: "dict[int, str] | None" = None, exact: "Model | None" = None) -> None:
+                 known: "dict[int, str] | None" = None, exact: "Model | None" = None,
+                 exact_chain: bool = False) -> None:
         self.prior = prior
         self.known = known or {}
         self.models: dict[str, OpponentModel] = {}
@@ -202,6 +204,8 @@ class TypedModel:
                             and exact.covers(view.rules.name, view.players) else None)
         """With ``exact``: the scorer's own likelihood for the seats known to be the
         scorer, which :meth:`known_correction` sets against the lent one."""
+        if exact_chain and self.exact_model is not None:
+            self.models["scorer"] = self.exact_model  # the chain weighs them by it: nothing left to correct
         self._shifts: dict[int, float] = {}
 
     def _joint(self, seat: int, hand: int) -> dict[str, float]:
