@@ -41,7 +41,7 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   then its level's type alone (``normal`` and ``hard`` play as the scorer,
   ``easy`` as ``easy``) and people keep the prior;
 * ``exact_chain``: with seats known to be the scorer, the chain itself weighs
-  their decisions by the scorer's own likelihood (dear: a diagnostic);
+  their decisions by the scorer's own likelihood (a diagnostic);
 * ``specialists``: told the levels, at a table whose other seats are all AI
   of one level with a specialist scorer (as ``normal`` plays there), this
   seat's options are ranked and its own later moves played by that scorer;
@@ -224,8 +224,9 @@ class HardPlayer:
         seats' decisions against the heuristic's that the chain used (1: none)."""
         self.exact_chain = exact_chain
         """With seats known to be the scorer: the deal chain weighs their decisions by
-        the scorer's own likelihood instead of the heuristic's (about six times
-        dearer a step; a diagnostic of how much the inference can tell)."""
+        the scorer's own likelihood instead of the heuristic's (a diagnostic of
+        how much the inference can tell: no better than uniform deals, and
+        dearer, in BENCHMARKS.md step 14)."""
         self.specialists = specialists
         """Told the levels, at a table whose other seats are all AI of one level that
         has a specialist scorer (:data:`tienlen.ai.plus.SPECIALIST_WEIGHTS`), rank
