@@ -5,7 +5,7 @@ Compares the engine's bitmask generator with a straightforward reference
 run.  Usage::
 
     python bench/bench_engine.py [--runs 5] [--games 2000] [--positions 4000]
-    python bench/bench_engine.py --no-reference --path /tmp/old   # another checkout's engine
+    python bench/bench_engine.py --no-reference --path ../old-checkout   # another checkout's engine
 
 Prints a markdown table of medians over the runs (single process), with the
 load average before and after.  The loop that plays the random games costs

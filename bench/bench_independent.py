@@ -14,12 +14,13 @@ bench talks to it through a small bridge program of ours, embedded below).
 
 To fetch and build it (outside this repository)::
 
-    git clone https://github.com/dangnguyendota/Tien-Len-Card-Game-AI /work/ext/dangnguyendota__Tien-Len-Card-Game-AI
-    cd /work/ext/dangnguyendota__Tien-Len-Card-Game-AI
+    git clone https://github.com/dangnguyendota/Tien-Len-Card-Game-AI independent-player
+    cd independent-player
     git checkout 11da54e79aff7cbd451daeab88de0f2fc48d611d
     javac -encoding UTF-8 -d classes $(find src/main/java -name '*.java' -not -path '*/service/*')
 
-``--player-path`` points at that directory (its ``classes/`` are used).  At start-up the bench
+``--player-path`` (or the environment variable ``INDEPENDENT_PLAYER_PATH``) points at that
+directory, wherever it was cloned (its ``classes/`` are used).  At start-up the bench
 compiles its own bridge (``TienLenBridge``, the Java text in :data:`BRIDGE_SOURCE`) into a
 temporary directory against those classes; every worker process then runs one JVM that
 answers one request per line.
@@ -127,7 +128,8 @@ from tienlen.values import ComboKind  # noqa: E402
 SOURCE_REPO = "https://github.com/dangnguyendota/Tien-Len-Card-Game-AI"
 SOURCE_COMMIT = "11da54e79aff7cbd451daeab88de0f2fc48d611d"
 SOURCE_LICENCE = "none (no LICENSE file: all rights reserved)"
-DEFAULT_PLAYER_PATH = "/work/ext/dangnguyendota__Tien-Len-Card-Game-AI"
+DEFAULT_PLAYER_PATH = os.environ.get("INDEPENDENT_PLAYER_PATH", "independent-player")
+"""Where the fetched player is (the docstring's clone, from the current directory, unless set)."""
 LEVELS = ("easy", "normal", "hard", "heuristic", "normal+", "greedy")
 PLAYERS = 4
 
