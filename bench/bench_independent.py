@@ -57,7 +57,7 @@ passes when passing is allowed, or plays our ``easy`` level's lowest legal combo
 A crash (an exception or an error reply), an unusable answer or a time-out (the JVM is killed
 and restarted) counts the same way and never stops the run.
 
-Rule differences (their engine vs RULES.md ``mien-nam``), and what the adapter does:
+Rule differences (their engine vs docs/rules.md ``mien-nam``), and what the adapter does:
 
 * two consecutive pairs (4 cards, "2 đôi thông") are a combination for them; not for us:
   refused when proposed;

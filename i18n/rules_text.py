@@ -267,7 +267,7 @@ def _instant(rules: RuleSet, text: _Text) -> list[str]:
         if kind in rules.instant_wins:
             lines.append(text(_instant_key(kind, rules), name=text(f"instant.name.{kind.value}")))
     lines.append(text(f"instant.tie.{rules.instant_win_tie_break.value}"))
-    if rules.dealer_seat == 0:  # seat 0 is the host, who deals (RULES.md §4)
+    if rules.dealer_seat == 0:  # seat 0 is the host, who deals (docs/rules.md §4)
         lines.append(text("instant.deal_host"))
     else:
         lines.append(text("instant.deal_seat", seat=rules.dealer_seat + 1))

@@ -1,6 +1,6 @@
 """What reaches the log: never a card.
 
-A hand is private (RULES.md, DESIGN): it must not appear in a log line at
+A hand is private (docs/rules.md §3, DESIGN): it must not appear in a log line at
 INFO or above, nor in an error that somebody else might read.  The bot's
 own log calls name tables, games and seats, never cards; what could still
 carry cards is text the bot does not write itself: a database error that

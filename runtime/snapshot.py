@@ -120,7 +120,7 @@ class TableSnapshot:
     summary: GameSummary | None = None
     closed: bool = False
     opening_requires_lowest: bool = False
-    """Nothing played yet and the opening play must contain the lowest card (RULES.md §3)."""
+    """Nothing played yet and the opening play must contain the lowest card (docs/rules.md §3)."""
     language: str | None = None
     """The language the server chose for this table message (None: its own Discord language)."""
     ranked: bool = False

@@ -1,4 +1,4 @@
-"""Tiến lên (Thirteen) rules engine: the three rule sets of RULES.md, exactly.
+"""Tiến lên (Thirteen) rules engine: the three rule sets of docs/rules.md, exactly.
 
 One clear entry point, :class:`Game`, over small immutable values
 (:class:`Card`, :class:`Combo`, :class:`RuleSet`).  Pure Python: no Discord,

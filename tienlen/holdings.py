@@ -2,7 +2,7 @@
 
 Used for cóng (frozen players pay for their 2s and bombs) and thối/úng (the
 last player pays for theirs).  Overlapping bombs count once, using the most
-valuable split with no card used twice (RULES.md §5).
+valuable split with no card used twice (docs/rules.md §5).
 
 >>> from tienlen.rules import RULESETS
 >>> from tienlen.cards import parse_cards, mask_of

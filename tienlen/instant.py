@@ -1,4 +1,4 @@
-"""Instant wins (tới trắng), checked right after the deal (RULES.md §4).
+"""Instant wins (tới trắng), checked right after the deal (docs/rules.md §4).
 
 Each test is a few operations on the hand's rank masks (see
 :mod:`tienlen.generate`), so checking a deal costs about a microsecond a hand.

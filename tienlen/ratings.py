@@ -74,7 +74,7 @@ def ranks(game: "Game") -> list[int]:
 
     The places of the game (a player who left is last); after an instant win
     (tới trắng) the winner is first and everyone else shares second, since each
-    pays the winner alike (RULES.md §4).
+    pays the winner alike (docs/rules.md §4).
     """
     if game.instant_win is not None:
         return [1 if seat == game.instant_win.seat else 2 for seat in range(game.players)]

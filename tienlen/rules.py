@@ -1,6 +1,6 @@
-"""Rule sets: every table option of RULES.md as a field of a frozen :class:`RuleSet`.
+"""Rule sets: every table option of docs/rules.md as a field of a frozen :class:`RuleSet`.
 
-The three presets of ``shared/RULES.md`` live in :data:`RULESETS`.  A table that
+The three presets of ``docs/rules.md`` live in :data:`RULESETS`.  A table that
 wants a variation changes a field with :func:`dataclasses.replace`; the engine,
 the AI and the help text all read these same fields, so they cannot drift apart.
 
@@ -156,7 +156,7 @@ class RuleSet:
     """
 
     name: str
-    # --- combinations and beating (RULES.md §1) ---
+    # --- combinations and beating (docs/rules.md §1) ---
     follow_suit: bool = False
     """Northern suit-following: singles same suit, pairs same colour, triples same
     suits, straights one suit; mixed-colour pairs and mixed-suit straights are no combos."""
@@ -164,13 +164,13 @@ class RuleSet:
     """With ``follow_suit``: a 2 beats any lower single, a pair of 2s any lower pair (decision)."""
     consecutive_pairs: bool = True
     """Whether đôi thông exist as a combination (and so 3ĐT/4ĐT bombs)."""
-    # --- chopping (§2) ---
+    # --- chopping (docs/rules.md §2) ---
     chops: frozenset[tuple[ChopTarget, Bomb]] = _SOUTH_CHOPS
     """Which bomb may land on which 2 or bomb (same-kind bombs: only higher ones)."""
     four_pairs_out_of_turn: bool = True
     """4 đôi thông "tự do": playable out of turn, even after passing."""
     out_of_turn_resume: OutOfTurnResume = OutOfTurnResume.AFTER_CHOPPER
-    # --- flow (§3) ---
+    # --- flow (docs/rules.md §3) ---
     first_lead_must_include_lowest: bool = True
     """First game: the lead must contain 3♠ (or the lowest dealt card when 3♠ is not dealt)."""
     winner_left_lead: str = "three-spades"
@@ -179,7 +179,7 @@ class RuleSet:
     turn_seconds: int = 30
     dealer_seat: int = 0
     """Seat that deals; cards go to the seat after it first (instant-win ties)."""
-    # --- instant wins (§4) ---
+    # --- instant wins (docs/rules.md §4) ---
     instant_wins: frozenset[InstantWinKind] = _ALL_INSTANT_WINS
     dragon_length: int = 13
     """13: 3…2; 12: 3…A also counts as a dragon."""
@@ -187,7 +187,7 @@ class RuleSet:
     """For "6 pairs" a four of a kind counts as two pairs (decision)."""
     instant_win_tie_break: InstantWinTieBreak = InstantWinTieBreak.KIND_THEN_DEAL_ORDER
     instant_win_payment: int = 2
-    # --- money (§5) ---
+    # --- money (docs/rules.md §5) ---
     place_payments: tuple[tuple[int, tuple[tuple[int, int, int], ...]], ...] = _SOUTH_PLACES
     """Per number of players: (payer place, payee place, bet units) lines; place 0 = first."""
     chop_money: bool = True

@@ -1,5 +1,5 @@
 """Every money rule in one place: a finished game's payments in bet units
-(RULES.md §5), and how they become chips between players' accounts.
+(docs/rules.md §5), and how they become chips between players' accounts.
 
 Kept apart from :mod:`tienlen.game` so the flow of play and the money can be
 read separately.  The payments read a finished :class:`~tienlen.game.Game`;

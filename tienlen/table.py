@@ -1,4 +1,4 @@
-"""A table: seats, host, options and a series of games (RULES.md §3, issue 8).
+"""A table: seats, host, options and a series of games (docs/rules.md §3, issue 8).
 
 The table is the game-side model only: seats, host, options, the game in
 progress and the series so far, with rule-checked transitions.  No asyncio,
@@ -30,7 +30,7 @@ __all__ = ["Seat", "Phase", "Table", "TableError", "NextLead", "SeriesResult", "
 
 MIN_TURN_SECONDS = 10
 MAX_TURN_SECONDS = 120
-AFK_TIMEOUTS = 3  # consecutive time-outs before the AI takes the seat (RULES.md §3)
+AFK_TIMEOUTS = 3  # consecutive time-outs before the AI takes the seat (docs/rules.md §3)
 RANKED_MIN_HUMANS = 3
 """A ranked table deals only to at least this many people (and no AI seat)."""
 
@@ -306,7 +306,7 @@ class Table:
             raise TableError("ranked_needs_people", min=RANKED_MIN_HUMANS)
 
     def next_lead(self) -> NextLead:
-        """Who leads the next game with the current seats (RULES.md §3, issue 8)."""
+        """Who leads the next game with the current seats (docs/rules.md §3, issue 8)."""
         result = self.last_result
         if result is None:
             return NextLead(first_game=True, seat=None, reason="first-game")
@@ -342,7 +342,7 @@ class Table:
     # ------------------------------------------------------------ time-outs
     def note_timeout(self, seat: int) -> bool:
         """The human at game seat ``seat`` ran out of time; True when this
-        makes the seat AFK (RULES.md §3: the AI plays it from now on)."""
+        makes the seat AFK (docs/rules.md §3: the AI plays it from now on)."""
         info = self.game_seats[seat]
         turns_afk = info.timeouts + 1 >= AFK_TIMEOUTS and not info.afk and not info.is_ai
         self.game_seats[seat] = replace(info, timeouts=info.timeouts + 1, afk=info.afk or turns_afk)

@@ -44,7 +44,7 @@ class Bomb(str, Enum):
 
 
 class ChopTarget(str, Enum):
-    """What a bomb may land on (the left column of RULES.md §2)."""
+    """What a bomb may land on (the left column of docs/rules.md §2)."""
 
     SINGLE_TWO = "single-two"
     PAIR_OF_TWOS = "pair-of-twos"

@@ -1,4 +1,4 @@
-"""A deliberately naive, independent reading of RULES.md §1–2, used as a
+"""A deliberately naive, independent reading of docs/rules.md §1–2, used as a
 brute-force reference for the engine's classification and generation.
 
 It works on (rank, suit) pairs with sorting and counting, sharing no code with

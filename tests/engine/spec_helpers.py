@@ -1,4 +1,4 @@
-"""Helpers for the RULES.md specification tests (tests/engine/test_spec_*.py).
+"""Helpers for the docs/rules.md specification tests (tests/engine/test_spec_*.py).
 
 Every scenario is built by hand with ``Game(rules, hands)`` so each test is
 exact, and driven through the public API only.

@@ -29,7 +29,7 @@ def test_shuffle_is_the_stdlib_shuffle(seed):
 @pytest.mark.parametrize("dealer", range(5))
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_deal_hands_one_card_at_a_time_from_the_seat_after_the_dealer(players, dealer):
-    """RULES.md, dealing order: the cards go to the seat after the dealer first
+    """docs/rules.md §4, dealing order: the cards go to the seat after the dealer first
     (seat 1 when seat 0 deals), one at a time; undealt cards are set aside."""
     rules = dataclasses.replace(RULESETS["mien-nam"], dealer_seat=dealer)
     for seed in list(range(50)) + SEEDS[-5:]:

@@ -1,5 +1,5 @@
 """Instant-win detection by rank masks against a plain count-based reading of
-RULES.md §4, over random and pair-rich hands of every preset."""
+docs/rules.md §4, over random and pair-rich hands of every preset."""
 
 import random
 from itertools import combinations
@@ -71,7 +71,7 @@ def _mask(*cards: str) -> int:
     return as_mask(" ".join(cards))
 
 
-# Hands at the edge of the deal's cheap pre-check (RULES.md §4, tới trắng): each
+# Hands at the edge of the deal's cheap pre-check (docs/rules.md §4, tới trắng): each
 # qualifies by exactly one kind with as few pairs as that kind allows.
 EDGE_HANDS = [
     (InstantWinKind.DRAGON, _mask("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 2S"), 13),

@@ -1,4 +1,4 @@
-"""RULES.md §2 — chopping (chặt): the chop table row by row for both columns,
+"""docs/rules.md §2 — chopping (chặt): the chop table row by row for both columns,
 and when a chop may be played (on turn, after passing, 4ĐT out of turn)."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""RULES.md §1 — combinations and when they beat one another (all presets),
+"""docs/rules.md §1 — combinations and when they beat one another (all presets),
 including the mien-bac differences."""
 
 import pytest
@@ -202,7 +202,7 @@ def test_south_play_must_be_same_kind_and_size(preset, play, top):
 @pytest.mark.parametrize(
     "bomb, top",
     [
-        ("7S 7C 7D 7H", "AH"),  # RULES §6 example
+        ("7S 7C 7D 7H", "AH"),  # docs/rules.md §6 example
         ("7S 7C 7D 7H", "AD AH"),
         ("7S 7C 7D 7H", "KS KC KH"),
         ("7S 7C 7D 7H", "8S 9S 10S JS"),
@@ -233,7 +233,7 @@ def test_south_consecutive_pairs_bomb_never_beats_a_non_two_ordinary_play(preset
     "play, top, legal",
     [
         ("9S", "7S", True),
-        ("9H", "7S", False),  # RULES §6 example: other suit
+        ("9H", "7S", False),  # docs/rules.md §6 example: other suit
         ("10S", "9H", False),  # a higher card of another suit does not follow suit
         ("10H", "9H", True),
         ("7C", "7S", False),  # same rank, other suit
@@ -247,7 +247,7 @@ def test_north_single_must_follow_suit(play, top, legal):
 @pytest.mark.parametrize(
     "play, top, legal",
     [
-        ("2C", "7S", True),  # RULES §6 example
+        ("2C", "7S", True),  # docs/rules.md §6 example
         ("2S", "AH", True),
         ("2D", "KC", True),
         ("2H", "2S", True),  # a 2 beats a lower 2 of another suit
@@ -349,7 +349,7 @@ from tests.engine.spec_helpers import later_game  # noqa: E402
 @pytest.mark.parametrize(
     "cards",
     [
-        "3C 4D 5C",  # RULES §6: straight not one suit
+        "3C 4D 5C",  # docs/rules.md §6: straight not one suit
         "3C 3D 4C 4D 5C 5D",  # no consecutive pairs in mien-bac
         "9S 9D",  # mixed-colour pair
     ],

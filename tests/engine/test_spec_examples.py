@@ -1,4 +1,4 @@
-"""RULES.md §6 — the example table, every row, played in a game where it applies."""
+"""docs/rules.md §6 — the example table, every row, played in a game where it applies."""
 
 import pytest
 
@@ -22,8 +22,8 @@ def test_example_top_9h_then_10s_is_legal_rank_before_suit(preset):
 
 
 def test_example_top_9h_then_10s_in_north_must_follow_suit():
-    # RULES §6 marks this row "all", but §1 (mien-bac) requires the same suit for a
-    # single; the engine follows §1 (reported as an ambiguity of RULES.md).
+    # The team's rules marked this row "all", but docs/rules.md §1 (mien-bac) requires the same suit for a
+    # single; the engine follows docs/rules.md §1 (docs/rules.md §6 gives the row to the South only).
     game = _on_top("mien-bac", "9H", "10S")
     assert refused(game, 1, "10S") == "cannot_beat"
 

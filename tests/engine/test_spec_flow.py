@@ -1,4 +1,4 @@
-"""RULES.md §3 — flow of a game: first lead, later leads, turns, passing,
+"""docs/rules.md §3 — flow of a game: first lead, later leads, turns, passing,
 round end, going out, game end, mien-bac thối on going out, timeouts, leaving."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""RULES.md §4 — instant wins (tới trắng), mien-nam and iwin."""
+"""docs/rules.md §4 — instant wins (tới trắng), mien-nam and iwin."""
 
 import random
 

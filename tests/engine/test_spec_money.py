@@ -1,4 +1,4 @@
-"""RULES.md §5 — money: places, chop money and chains, thối / úng, cóng
+"""docs/rules.md §5 — money: places, chop money and chains, thối / úng, cóng
 (incl. iwin đền bài), leaving, table rules.  Every game is played to the end
 through the public API and settled exactly."""
 
