@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from . import payloads
 from .changes import ChangeFeed
-from .messaging import create_message, edit_message, validate_edit, validate_send
+from .messaging import create_message, edit_message, new_upload_references, validate_edit, validate_send
 from .wire import (
     ApiError, Body, already_acknowledged, invalid_form, unknown_interaction, unknown_message, unknown_webhook,
 )
@@ -159,6 +159,8 @@ class InteractionRegistry:
         self._announce = announce
         self.api_base = ""
         self.by_id: dict[int, SentInteraction] = {}
+        # True: refuse webhook edits whose gallery/thumbnail names a new upload (components_v2 docstring).
+        self.webhook_media_quirk = False
         self._by_token: dict[str, SentInteraction] = {}
 
     def new(self, *, type: InteractionType, user: User, channel: Channel, guild: Optional[Guild],
@@ -205,13 +207,15 @@ class InteractionRegistry:
         if kind is ResponseType.CHANNEL_MESSAGE:
             sent.original = self._create(sent, validate_send(data, body.uploads), body, original=True)
         elif kind is ResponseType.DEFERRED_CHANNEL_MESSAGE:
-            sent.original = self._create(sent, {"flags": data.get("flags", 0)}, body, original=True, loading=True)
+            # Only EPHEMERAL counts on a defer; a V2 message is made by editing @original.
+            flags = int(data.get("flags") or 0) & EPHEMERAL
+            sent.original = self._create(sent, {"flags": flags}, body, original=True, loading=True)
         elif kind is ResponseType.DEFERRED_UPDATE_MESSAGE:
             sent.original = sent.source
         elif kind is ResponseType.UPDATE_MESSAGE:
             if sent.source is None:
                 raise invalid_form("UPDATE_MESSAGE needs a message to update")
-            sent.original = self._edit(sent.source, validate_edit(data), body)
+            sent.original = self._edit(sent.source, validate_edit(data, sent.source, body.uploads), body)
         elif kind is ResponseType.AUTOCOMPLETE_RESULT:
             sent.choices = list(data.get("choices") or [])
         elif kind is ResponseType.MODAL:
@@ -246,7 +250,7 @@ class InteractionRegistry:
         if original is not None and original.loading and sent.response_type is ResponseType.DEFERRED_CHANNEL_MESSAGE:
             # The first followup after a "thinking" defer replaces the loading message;
             # its visibility was fixed by the defer.
-            return self._edit(original, validate_edit(_require_dict(body.json)), body)
+            return self._edit(original, self._validate_webhook_edit(original, body), body)
         message = self._create(sent, validate_send(body.json, body.uploads), body, original=False)
         sent.followups.append(message)
         return message
@@ -270,7 +274,16 @@ class InteractionRegistry:
         return message.ephemeral_to is None or message.ephemeral_to is sent.user
 
     def edit(self, message: Message, body: Body) -> Message:
-        return self._edit(message, validate_edit(_require_dict(body.json)), body)
+        return self._edit(message, self._validate_webhook_edit(message, body), body)
+
+    def _validate_webhook_edit(self, message: Message, body: Body) -> dict:
+        data = validate_edit(_require_dict(body.json), message, body.uploads)
+        if self.webhook_media_quirk:
+            # discord-api-docs #7529: webhook edits cannot bring in a new upload by a media gallery.
+            fresh = new_upload_references(data, body.uploads)
+            if fresh:
+                raise invalid_form(f"components: unfurled media attachment not found (attachment://{fresh[0]})")
+        return data
 
     def delete(self, message: Message) -> None:
         message.deleted = True

@@ -8,8 +8,9 @@ with 400/50035 or 50006, so e2e tests catch payloads production would refuse.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
+from .components_v2 import MEDIA_GALLERY, THUMBNAIL, attachment_references, is_v2, validate_v2
 from .wire import ApiError, Upload, invalid_form
 from .world import EPHEMERAL, LOADING, Attachment, Channel, Message, User, World, utcnow
 
@@ -64,7 +65,8 @@ def edit_message(world: World, message: Message, data: dict, uploads: list[Uploa
     if "attachments" in data or uploads:
         message.attachments = _attachments(world, data, uploads, existing=message.attachments)
     if data.get("flags") is not None:
-        kept = message.flags & ~_EDITABLE_FLAGS
+        # IS_COMPONENTS_V2 can be set by an edit but never cleared.
+        kept = message.flags & ~(_EDITABLE_FLAGS & ~IS_COMPONENTS_V2)
         message.flags = kept | (int(data["flags"]) & _EDITABLE_FLAGS)
     # Filling in a deferred "thinking" message is what ends the loading state.
     message.flags &= ~LOADING
@@ -76,21 +78,100 @@ def edit_message(world: World, message: Message, data: dict, uploads: list[Uploa
 def validate_send(data: Any, uploads: list[Upload]) -> dict:
     """Check a create payload; returns it as a dict or raises ApiError."""
     data = _require_object(data)
-    validate_edit(data)
+    if is_v2(data.get("flags")):
+        _refuse_legacy_fields(data)
+        validate_v2(data.get("components") or [], _names_after(data, uploads, existing=[]))
+    else:
+        _validate_legacy(data)
     has_body = data.get("content") or data.get("embeds") or data.get("components") or uploads
     if not has_body and not data.get("attachments"):
         raise ApiError(400, 50006, "Cannot send an empty message")
     return data
 
 
-def validate_edit(data: Any) -> dict:
+def validate_edit(data: Any, message: Optional[Message] = None, uploads: Sequence[Upload] = ()) -> dict:
+    """Check an edit payload against the message it edits (None: a message without content yet).
+
+    A V2 message stays V2 (the flag cannot be dropped, content/embeds are
+    refused); a legacy message may become V2 only if the edit empties its
+    content and embeds (Discord's Edit Message docs). Legacy edits keep the
+    legacy rules.
+    """
     data = _require_object(data)
+    was_v2 = message is not None and is_v2(message.flags)
+    wants_v2 = is_v2(data.get("flags"))
+    if was_v2 and data.get("flags") is not None and not wants_v2:
+        raise invalid_form("flags: IS_COMPONENTS_V2 cannot be removed from a message once set")
+    if not (was_v2 or wants_v2):
+        _validate_legacy(data)
+        return data
+    _refuse_legacy_fields(data)
+    if wants_v2 and not was_v2 and message is not None:
+        _check_conversion(data, message)
+    if "components" in data:
+        existing = message.attachments if message is not None else []
+        validate_v2(data["components"] or [], _names_after(data, uploads, existing=existing))
+    return data
+
+
+def new_upload_references(data: dict, uploads: Sequence[Upload]) -> list[str]:
+    """Gallery/thumbnail ``attachment://`` names that point at files uploaded in this request."""
+    fresh = {upload.filename for upload in uploads}
+    fresh |= {str(e.get("filename")) for e in data.get("attachments") or [] if isinstance(e, dict) and e.get("filename")}
+    return [name for kind, name in attachment_references(data.get("components") or [])
+            if kind in (MEDIA_GALLERY, THUMBNAIL) and name in fresh]
+
+
+def _validate_legacy(data: dict) -> None:
     content = data.get("content") or ""
     if len(content) > 2000:
         raise invalid_form("content: Must be 2000 or fewer in length.")
     _validate_embeds(data.get("embeds") or [])
-    _validate_components(data.get("components") or [], components_v2=bool(int(data.get("flags") or 0) & IS_COMPONENTS_V2))
-    return data
+    _validate_components(data.get("components") or [])
+
+
+def _refuse_legacy_fields(data: dict) -> None:
+    # null / "" / [] are the "reset to empty" values Discord accepts.
+    for key in ("content", "embeds", "poll", "sticker_ids", "stickers"):
+        if data.get(key):
+            raise invalid_form(f"{key}: cannot be used on a message with the IS_COMPONENTS_V2 flag")
+
+
+def _check_conversion(data: dict, message: Message) -> None:
+    """Setting the V2 flag on a legacy message must explicitly reset its content and embeds."""
+    if message.content and "content" not in data:
+        raise invalid_form("content: must be reset to null to set the IS_COMPONENTS_V2 flag")
+    if message.embeds and "embeds" not in data:
+        raise invalid_form("embeds: must be reset to [] to set the IS_COMPONENTS_V2 flag")
+
+
+def _names_after(data: dict, uploads: Sequence[Upload], *, existing: list[Attachment]) -> list[str]:
+    """Filenames the message carries after this request, as ``attachment://`` sees them.
+
+    API v10: with an ``attachments`` array only what it lists (kept files and
+    new uploads) is on the message; without one, existing files stay and
+    uploads are appended.
+    """
+    entries = data.get("attachments")
+    if entries is None:
+        return [a.filename for a in existing] + [u.filename for u in uploads]
+    kept = {a.id: a for a in existing}
+    pending = {u.index: u for u in uploads}
+    names = []
+    for entry in entries:
+        ident = _entry_id(entry)
+        if ident in kept:
+            names.append(kept[ident].filename)
+        elif ident in pending:
+            names.append(entry.get("filename") or pending[ident].filename)
+    return names
+
+
+def _entry_id(entry: Any) -> Optional[int]:
+    try:
+        return int(entry["id"])
+    except (TypeError, KeyError, ValueError):
+        return None
 
 
 def _require_object(data: Any) -> dict:
@@ -163,15 +244,21 @@ def _check_len(value: Optional[str], limit: int, what: str) -> int:
     return length
 
 
-def _validate_components(components: list[dict], *, components_v2: bool) -> None:
-    if not components_v2 and len(components) > 5:
+def _validate_components(components: list[dict]) -> None:
+    """Legacy (non-V2) components: up to 5 action rows at the top level, nothing else."""
+    if len(components) > 5:
         raise invalid_form("components: Must be 5 or fewer in length.")
-    for component in components:
-        if component.get("type") == 1:
-            _validate_action_row(component)
-        _validate_item(component)
-        for child in component.get("components") or []:
-            _validate_components([child], components_v2=True)
+    custom_ids: set[str] = set()
+    for index, row in enumerate(components):
+        if not isinstance(row, dict) or row.get("type") != 1:
+            raise invalid_form(f"components[{index}]: only action rows are allowed without the IS_COMPONENTS_V2 flag")
+        _validate_action_row(row)
+        for item in row.get("components") or []:
+            _validate_item(item)
+            custom_id = item.get("custom_id")
+            if custom_id is not None and custom_id in custom_ids:
+                raise invalid_form(f"components: custom_id {custom_id!r} is used twice in the message")
+            custom_ids.add(custom_id)
 
 
 def _validate_action_row(row: dict) -> None:
