@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 
 from . import payloads
 from .changes import ChangeFeed
+from .editlimit import OldMessageEdits
 from .messaging import create_message, edit_message, new_upload_references, validate_edit, validate_send
 from .wire import (
     ApiError, Body, already_acknowledged, invalid_form, unknown_interaction, unknown_message, unknown_webhook,
@@ -161,6 +162,8 @@ class InteractionRegistry:
         self.by_id: dict[int, SentInteraction] = {}
         # True: refuse webhook edits whose gallery/thumbnail names a new upload (components_v2 docstring).
         self.webhook_media_quirk = False
+        # FakeDiscord.edit_limit (30046 on edits of hour-old messages); None: no limit.
+        self.edit_limit: Optional[OldMessageEdits] = None
         self._by_token: dict[str, SentInteraction] = {}
 
     def new(self, *, type: InteractionType, user: User, channel: Channel, guild: Optional[Guild],
@@ -215,6 +218,7 @@ class InteractionRegistry:
         elif kind is ResponseType.UPDATE_MESSAGE:
             if sent.source is None:
                 raise invalid_form("UPDATE_MESSAGE needs a message to update")
+            self._admit_edit(sent.source, "callback")
             sent.original = self._edit(sent.source, validate_edit(data, sent.source, body.uploads), body)
         elif kind is ResponseType.AUTOCOMPLETE_RESULT:
             sent.choices = list(data.get("choices") or [])
@@ -276,7 +280,12 @@ class InteractionRegistry:
     def edit(self, message: Message, body: Body) -> Message:
         return self._edit(message, self._validate_webhook_edit(message, body), body)
 
+    def _admit_edit(self, message: Message, path: str) -> None:
+        if self.edit_limit is not None:
+            self.edit_limit.admit(message, path)
+
     def _validate_webhook_edit(self, message: Message, body: Body) -> dict:
+        self._admit_edit(message, "webhook")
         data = validate_edit(_require_dict(body.json), message, body.uploads)
         if self.webhook_media_quirk:
             # discord-api-docs #7529: webhook edits cannot bring in a new upload by a media gallery.

@@ -312,6 +312,7 @@ class RestApi:
         if message.author is not self._world.bot_user:
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
         body = _body(request)
+        self._fake.edit_limit.admit(message, "channel")
         edit_message(self._world, message, validate_edit(body.json, message, body.uploads), body.uploads)
         self._fake._announce("MESSAGE_UPDATE", message)
         return json_response(self._fake.message_json(message))

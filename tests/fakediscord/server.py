@@ -14,13 +14,16 @@ REST answers follow Discord's rate limits (``fake.rate_limits``, see
 sharded and multi-process bots, ``recommended_shards`` is what
 ``GET /gateway/bot`` answers, ``add_guild_on_shard`` places a guild on a shard,
 and ``wait_for_shard``/``connected_shards``/``sessions_for`` tell who is connected.
+Messages created inside ``with fake.backdated(minutes=61):`` are that old (by
+their snowflake); their edits meet Discord's 30046 limit (``fake.edit_limit``,
+refusals in ``fake.edit_limit_refusals``).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, ContextManager, Iterable, Optional, Sequence
 
 from aiohttp import web
 
@@ -28,6 +31,7 @@ from . import payloads
 from .builders import check_select_values, interaction_payload, modal_answers, resolve_users
 from .changes import ChangeFeed
 from .commands import CommandStore
+from .editlimit import EditRefusal, OldMessageEdits
 from .errors import ClientRefused, InteractionTimeout
 from .gateway import Gateway, Intent, Session, shard_of
 from .interactions import InteractionRegistry, InteractionResult, InteractionType, SentInteraction
@@ -63,6 +67,9 @@ class FakeDiscord:
         self.token = token
         # Discord's REST limits (see ratelimits.py); ``rate_limits.enabled = False`` turns them off.
         self.rate_limits = rate_limits if isinstance(rate_limits, RateLimits) else RateLimits(enabled=rate_limits)
+        # 30046 on edits of hour-old messages (see editlimit.py); shares the rate limits' clock and time scale.
+        self.edit_limit = OldMessageEdits(self.rate_limits)
+        self.interactions.edit_limit = self.edit_limit
         # 429s the fake answered, by "METHOD /route/{template}" (as RecordedRequest.key).
         self.rate_limited: Counter[str] = Counter()
         # What GET /gateway/bot recommends (an AutoShardedBot without shard_count uses it).
@@ -213,6 +220,37 @@ class FakeDiscord:
     @property
     def application_id(self) -> int:
         return self.world.application_id
+
+    # -- message age and Components V2 quirks --------------------------------
+
+    def backdated(self, *, minutes: float = 0, seconds: float = 0) -> ContextManager[None]:
+        """``with fake.backdated(minutes=59):`` messages created inside get snowflakes that old."""
+        return self.world.backdated(minutes=minutes, seconds=seconds)
+
+    def backdate_next_messages(self, *, minutes: float = 0, seconds: float = 0) -> None:
+        """Backdate every message created from now on, until ``stop_backdating()``."""
+        self.world.backdate_next_messages(minutes=minutes, seconds=seconds)
+
+    def stop_backdating(self) -> None:
+        self.world.stop_backdating()
+
+    def age_message(self, message: Message, *, minutes: float = 0, seconds: float = 0) -> Message:
+        """Make a message older for the fake only (its id, hence the bot's view, is unchanged)."""
+        return self.world.age_message(message, minutes=minutes, seconds=seconds)
+
+    @property
+    def edit_limit_refusals(self) -> list[EditRefusal]:
+        """Every edit refused with 30046, oldest first."""
+        return self.edit_limit.refusals
+
+    @property
+    def webhook_media_quirk(self) -> bool:
+        """True: webhook edits bringing a new upload into a gallery/thumbnail get 400 (discord-api-docs #7529)."""
+        return self.interactions.webhook_media_quirk
+
+    @webhook_media_quirk.setter
+    def webhook_media_quirk(self, value: bool) -> None:
+        self.interactions.webhook_media_quirk = value
 
     # -- acting as users ---------------------------------------------------
 

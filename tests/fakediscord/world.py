@@ -8,6 +8,7 @@ content that was ever shown, not only the final state.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import enum
 import itertools
@@ -65,12 +66,23 @@ class Snowflakes:
 
     def __init__(self) -> None:
         self._last = 0
+        self._past_count = 0
 
     def next(self) -> int:
         now_ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
         # max() keeps ids strictly increasing even within one millisecond.
         self._last = max(now_ms << 22, self._last + 1)
         return self._last
+
+    def past(self, ago_ms: int) -> int:
+        """A unique id whose timestamp is ``ago_ms`` before now (a backdated message).
+
+        The low 22 bits (worker, process, increment on Discord) count up, so ids
+        made in the same past millisecond stay distinct; ``next()`` is unaffected.
+        """
+        timestamp = int(time.time() * 1000) - DISCORD_EPOCH_MS - ago_ms
+        self._past_count = (self._past_count + 1) % (1 << 22)
+        return (timestamp << 22) | self._past_count
 
     def next_on_shard(self, shard_id: int, shard_count: int) -> int:
         """The next id whose guild events Discord routes to ``shard_id`` of ``shard_count``.
@@ -88,6 +100,11 @@ class Snowflakes:
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
+
+
+def snowflake_time(snowflake: int) -> dt.datetime:
+    """The creation time Discord (and discord.py's ``snowflake_time``) reads from an id."""
+    return dt.datetime.fromtimestamp(((snowflake >> 22) + DISCORD_EPOCH_MS) / 1000, dt.timezone.utc)
 
 
 @dataclass(eq=False)
@@ -314,6 +331,8 @@ class World:
         self.bot_user = self._new_user(bot_name, bot=True)
         self.application_id = self.bot_user.id
         self._owner_names = (f"owner-{n}" for n in itertools.count(1))
+        # > 0 while backdating: new messages get snowflakes this many ms in the past.
+        self._backdate_ms = 0
 
     # -- creation -------------------------------------------------------
 
@@ -366,7 +385,8 @@ class World:
         return self._dm_channels.get(user.id)
 
     def new_message(self, channel: Channel, author: User, **fields: Any) -> Message:
-        message = Message(id=self.ids.next(), channel=channel, author=author, **fields)
+        ident = self.ids.past(self._backdate_ms) if self._backdate_ms else self.ids.next()
+        message = Message(id=ident, channel=channel, author=author, created_at=snowflake_time(ident), **fields)
         message.record_revision()
         self.messages[message.id] = message
         return message
@@ -375,6 +395,38 @@ class World:
         attachment = Attachment(id=self.ids.next(), filename=filename, data=data, **fields)
         self.attachments[attachment.id] = attachment
         return attachment
+
+    # -- message age ------------------------------------------------------
+
+    def backdate_next_messages(self, *, minutes: float = 0, seconds: float = 0) -> None:
+        """Give every message created from now on a snowflake ``minutes`` in the past.
+
+        The bot reads a message's age from its snowflake, so this is how a test
+        makes "old" messages the bot also sees as old. ``stop_backdating()`` ends it.
+        """
+        self._backdate_ms = int((minutes * 60 + seconds) * 1000)
+
+    def stop_backdating(self) -> None:
+        self._backdate_ms = 0
+
+    @contextlib.contextmanager
+    def backdated(self, *, minutes: float = 0, seconds: float = 0) -> Iterator[None]:
+        """``with world.backdated(minutes=59): ...`` -- messages created inside are that old."""
+        previous = self._backdate_ms
+        self.backdate_next_messages(minutes=minutes, seconds=seconds)
+        try:
+            yield
+        finally:
+            self._backdate_ms = previous
+
+    def age_message(self, message: Message, *, minutes: float = 0, seconds: float = 0) -> Message:
+        """Make an existing message ``minutes`` older *for the fake* (its ``created_at``).
+
+        Its id is unchanged (the bot keeps it), so the bot's own snowflake-based
+        age does not move; use ``backdated`` when the bot must see the age too.
+        """
+        message.created_at -= dt.timedelta(minutes=minutes, seconds=seconds)
+        return message
 
     # -- queries --------------------------------------------------------
 
