@@ -2,12 +2,15 @@
 
 The help must say exactly what the engine plays: every chop in ``rules.chops``
 and every instant win in ``rules.instant_wins``, nothing more, and any change
-to any rule-set field must show in the text.
+to any rule-set field must show in the text.  Every value the pages show is
+built from the rule set's own field, and the rules reference docs/rules.md
+(its option table, chop table and place table) says what ``RULESETS`` holds.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from dataclasses import replace
 from pathlib import Path
@@ -510,3 +513,363 @@ def test_seconds_are_counted_in_the_right_number() -> None:
     many = bodies(replace(RULESETS["mien-nam"], turn_seconds=30), "en")
     assert "**Turn time:** 30 seconds." in many and "when your 30 seconds run out" in many
     assert "**Thời gian mỗi lượt:** 1 giây." in bodies(replace(RULESETS["mien-nam"], turn_seconds=1), "vi")
+
+
+# ------------------------------------------- every value shown comes from the RuleSet
+# For each field whose value the pages show: when it applies to a rule set, and the
+# sentence the pages must contain, built here from the rule set's own fields. The test
+# then checks that each preset's pages say exactly that, and that another value of the
+# field (the last item) is shown instead of the preset's, never beside it.
+def _units(lang: str, n: int) -> str:
+    return t(lang, "rules.units", n=n)
+
+
+def _value(lang: str, name_key: str, n: int) -> str:
+    return t(lang, "rules.money.value", name=t(lang, name_key), units=_units(lang, n))
+
+
+def _held(lang: str, rules: RuleSet) -> str:
+    if rules.chop_money and expected_chops(rules):
+        return t(lang, "rules.money.held_chop")
+    return t(lang, "rules.list_sep").join(
+        [_value(lang, "rules.money.black_two", rules.black_two_value),
+         _value(lang, "rules.money.red_two", rules.red_two_value)]
+        + ([_value(lang, "rules.target.3-consecutive-pairs", rules.three_pairs_value)] if rules.consecutive_pairs else [])
+        + [_value(lang, "rules.target.four-of-a-kind", rules.four_of_a_kind_value)]
+        + ([_value(lang, "rules.target.4-consecutive-pairs", rules.four_pairs_value)] if rules.consecutive_pairs else [])
+    )
+
+
+def _players(lang: str, rules: RuleSet) -> str:
+    if rules.min_players == rules.max_players:
+        return t(lang, "rules.overview.players_fixed", n=rules.min_players)
+    return t(lang, "rules.overview.players_range", min=rules.min_players, max=rules.max_players)
+
+
+def _has(kind: InstantWinKind):
+    return lambda rules: kind in rules.instant_wins
+
+
+def _always(rules: RuleSet) -> bool:
+    return True
+
+
+SHOWN = {
+    "turn_seconds": (
+        _always,
+        lambda lang, r: t(lang, "rules.overview.turn", seconds=r.turn_seconds, count=r.turn_seconds),
+        lambda r: r.turn_seconds + 17,
+    ),
+    "min_players": (_always, _players, lambda r: 3),
+    "max_players": (_always, _players, lambda r: 3),
+    "follow_suit": (
+        _always,
+        lambda lang, r: t(lang, "rules.combos.single_suit" if r.follow_suit else "rules.combos.single"),
+        lambda r: not r.follow_suit,
+    ),
+    "first_lead_must_include_lowest": (
+        _always,
+        lambda lang, r: t(lang, "rules.flow.first_lead_must" if r.first_lead_must_include_lowest
+                          else "rules.flow.first_lead_free"),
+        lambda r: not r.first_lead_must_include_lowest,
+    ),
+    "winner_left_lead": (
+        _always,
+        lambda lang, r: t(lang, f"rules.flow.winner_left.{r.winner_left_lead}"),
+        lambda r: "second-place" if r.winner_left_lead == "three-spades" else "three-spades",
+    ),
+    "out_of_turn_resume": (
+        lambda r: r.four_pairs_out_of_turn and r.consecutive_pairs,
+        lambda lang, r: t(lang, f"rules.chops.resume.{r.out_of_turn_resume.value}"),
+        lambda r: next(item for item in OutOfTurnResume if item is not r.out_of_turn_resume),
+    ),
+    "finish_on_two_penalty": (
+        lambda r: r.finish_on_two is not FinishOnTwo.ALLOWED,
+        lambda lang, r: t(lang, f"rules.flow.finish.{r.finish_on_two.value}", units=_units(lang, r.finish_on_two_penalty)),
+        lambda r: r.finish_on_two_penalty + 3,
+    ),
+    "instant_win_payment": (
+        lambda r: bool(r.instant_wins),
+        lambda lang, r: t(lang, "rules.instant.intro", units=_units(lang, r.instant_win_payment)),
+        lambda r: r.instant_win_payment + 5,
+    ),
+    "instant_win_tie_break": (
+        lambda r: bool(r.instant_wins),
+        lambda lang, r: t(lang, f"rules.instant.tie.{r.instant_win_tie_break.value}"),
+        lambda r: next(item for item in InstantWinTieBreak if item is not r.instant_win_tie_break),
+    ),
+    "dealer_seat": (
+        lambda r: bool(r.instant_wins),
+        lambda lang, r: (t(lang, "rules.instant.deal_host") if r.dealer_seat == 0
+                         else t(lang, "rules.instant.deal_seat", seat=r.dealer_seat + 1)),
+        lambda r: (r.dealer_seat + 2) % 4,
+    ),
+    "dragon_length": (
+        _has(InstantWinKind.DRAGON),
+        lambda lang, r: t(lang, f"rules.instant.dragon_{r.dragon_length}", name=instant_name(lang, InstantWinKind.DRAGON)),
+        lambda r: 25 - r.dragon_length,
+    ),
+    "quad_counts_as_two_pairs": (
+        _has(InstantWinKind.SIX_PAIRS),
+        lambda lang, r: t(lang, "rules.instant.six_pairs" if r.quad_counts_as_two_pairs
+                          else "rules.instant.six_pairs_quad_one", name=instant_name(lang, InstantWinKind.SIX_PAIRS)),
+        lambda r: not r.quad_counts_as_two_pairs,
+    ),
+    "black_two_value": (
+        _always,
+        lambda lang, r: _value(lang, "rules.money.black_two", r.black_two_value),
+        lambda r: r.black_two_value + 8,
+    ),
+    "red_two_value": (
+        _always,
+        lambda lang, r: _value(lang, "rules.money.red_two", r.red_two_value),
+        lambda r: r.red_two_value + 8,
+    ),
+    "three_pairs_value": (
+        lambda r: r.chop_money and r.consecutive_pairs,
+        lambda lang, r: _value(lang, "rules.target.3-consecutive-pairs", r.three_pairs_value),
+        lambda r: r.three_pairs_value + 8,
+    ),
+    "four_of_a_kind_value": (
+        lambda r: r.chop_money,
+        lambda lang, r: _value(lang, "rules.target.four-of-a-kind", r.four_of_a_kind_value),
+        lambda r: r.four_of_a_kind_value + 8,
+    ),
+    "four_pairs_value": (
+        lambda r: r.chop_money and r.consecutive_pairs,
+        lambda lang, r: _value(lang, "rules.target.4-consecutive-pairs", r.four_pairs_value),
+        lambda r: r.four_pairs_value + 8,
+    ),
+    "north_leftover_four_of_a_kind": (
+        lambda r: r.leftover is LeftoverRule.NORTH,
+        lambda lang, r: _value(lang, "rules.target.four-of-a-kind", r.north_leftover_four_of_a_kind),
+        lambda r: r.north_leftover_four_of_a_kind + 8,
+    ),
+    "cong_base": (
+        lambda r: r.cong is not CongRule.NONE,
+        lambda lang, r: t(lang, "rules.money.cong", units=_units(lang, r.cong_base), held=_held(lang, r)),
+        lambda r: r.cong_base + 5,
+    ),
+    "leave_penalty": (
+        _always,
+        lambda lang, r: (t(lang, "rules.money.leave_penalty", units=_units(lang, r.leave_penalty)) if r.leave_penalty
+                         else t(lang, "rules.money.leave")),
+        lambda r: r.leave_penalty + 2,
+    ),
+    "rake_percent": (
+        _always,
+        lambda lang, r: (t(lang, "rules.money.rake", percent=r.rake_percent) if r.rake_percent
+                         else t(lang, "rules.money.no_rake")),
+        lambda r: r.rake_percent + 3,
+    ),
+}
+# The other fields choose what is listed rather than a value in a sentence, and are
+# read back from the pages by the tests named.
+READ_BACK_ELSEWHERE = {
+    "chops": "test_every_chop_is_listed_under_its_bomb_and_nothing_else",
+    "consecutive_pairs": "test_every_chop_is_listed_under_its_bomb_and_nothing_else",
+    "four_pairs_out_of_turn": "test_a_changed_field_changes_the_right_sentence",
+    "twos_beat_any_suit": "test_changing_any_field_changes_the_pages",
+    "finish_on_two": "test_a_changed_field_changes_the_right_sentence",
+    "instant_wins": "test_every_instant_win_is_listed_and_no_other",
+    "place_payments": "test_place_money_follows_place_lines",
+    "chop_money": "test_changing_any_field_changes_the_pages",
+    "leftover": "test_preset_leftover_and_cong_sentences_follow_the_rule_set",
+    "cong": "test_preset_leftover_and_cong_sentences_follow_the_rule_set",
+}
+SHOWN_CASES = [
+    (field, name, lang)
+    for field, (applies, _, _) in SHOWN.items()
+    for name in PRESETS
+    if applies(RULESETS[name])
+    for lang in LANGUAGES
+]
+
+
+def test_every_field_is_shown_from_the_rule_set_or_read_back() -> None:
+    fields = {field.name for field in dataclasses.fields(RuleSet)} - {"name"}
+    assert set(SHOWN) | set(READ_BACK_ELSEWHERE) == fields
+    assert not set(SHOWN) & set(READ_BACK_ELSEWHERE)
+    assert all(test in globals() for test in READ_BACK_ELSEWHERE.values())
+    # every value-bearing field is shown by at least one preset
+    assert {field for field, _, _ in SHOWN_CASES} == set(SHOWN)
+
+
+@pytest.mark.parametrize("field,name,lang", SHOWN_CASES)
+def test_preset_value_on_the_pages_is_the_rule_sets_own(field: str, name: str, lang: str) -> None:
+    _, fragment, other = SHOWN[field]
+    rules = RULESETS[name]
+    assert fragment(lang, rules) in bodies(rules, lang)
+    variant = replace(rules, **{field: other(rules)})
+    shown = bodies(variant, lang)
+    assert fragment(lang, variant) in shown
+    assert fragment(lang, rules) not in shown
+
+
+@pytest.mark.parametrize("name,lang", CASES)
+def test_preset_leftover_and_cong_sentences_follow_the_rule_set(name: str, lang: str) -> None:
+    rules = RULESETS[name]
+    money = pages_by_key(rules, lang)["money"].body
+    leftover_none = t(lang, "rules.money.leftover_none")
+    assert (leftover_none in money) is (rules.leftover is LeftoverRule.NONE)
+    assert (t(lang, "rules.money.cong_iwin", units=_units(lang, 1)) in money) is (rules.cong is CongRule.IWIN)
+    assert (t(lang, "rules.summary.cong") in summary_items(rules, lang)) is (rules.cong is not CongRule.NONE)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_catalogue_states_no_amount_time_or_percentage_itself(lang: str) -> None:
+    """Money, seconds and percentages on the pages come from placeholders filled
+    from the rule set: no catalogue string writes one out."""
+    literal = {
+        "en": r"\d(B\b|\s*%|\s+s\b|\s*seconds?\b)",  # "2s" are 2s, "30 s" a time
+        "vi": r"\d\s*(cược|%|giây)",
+    }[lang]
+    for key, text in load(RULES_FILES[lang]).items():
+        forms = text.values() if isinstance(text, i18n.Plural) else [text]
+        for form in forms:
+            assert not re.search(literal, form), (key, form)
+
+
+# ------------------------------------------------------- docs/rules.md stays in step
+RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+CHOP_TABLE, PLACE_TABLE, CHOP_VALUES = "2.1", "5.1", "5.2"  # section numbers of docs/rules.md
+PRESET_NAME = re.compile(r"`([a-z-]+)`")
+
+
+def doc_table(heading: str) -> list[list[str]]:
+    """The first markdown table after the heading that starts with ``heading``:
+    its rows (header first, the ---|--- line dropped) as lists of cell texts."""
+    lines = RULES_DOC.read_text(encoding="utf-8").splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith("#") and
+                 line.lstrip("#").strip().startswith(heading))
+    rows: list[list[str]] = []
+    for line in lines[start + 1:]:
+        if line.startswith("#"):
+            break
+        if line.startswith("|"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if not all(set(cell) <= set("-: ") for cell in cells):
+                rows.append(cells)
+        elif rows:
+            break
+    assert rows, f"no table after {heading!r} in docs/rules.md"
+    return rows
+
+
+def preset_columns(header: list[str]) -> dict[int, list[str]]:
+    """Column index → the presets it is for ("`mien-nam`, `iwin`" is two)."""
+    out = {index: PRESET_NAME.findall(cell) for index, cell in enumerate(header)}
+    return {index: names for index, names in out.items() if names and set(names) <= set(RULESETS)}
+
+
+def doc_value(cell: str, example: object) -> object:
+    """A cell of the option table read as the type of the field's value."""
+    text = cell.strip().strip("`")
+    if isinstance(example, bool):
+        assert text in ("yes", "no"), cell
+        return text == "yes"
+    if isinstance(example, int):
+        return int(text)
+    if isinstance(example, frozenset):  # instant_wins
+        return frozenset() if text == "none" else frozenset(InstantWinKind(item.strip()) for item in text.split(","))
+    if isinstance(example, (InstantWinKind, FinishOnTwo, CongRule, LeftoverRule, InstantWinTieBreak, OutOfTurnResume)):
+        return type(example)(text)
+    return text
+
+
+CHOP_ROWS = {
+    "a single 2": ChopTarget.SINGLE_TWO,
+    "a pair of 2s": ChopTarget.PAIR_OF_TWOS,
+    "three 2s": ChopTarget.THREE_TWOS,
+    "3ĐT": ChopTarget.THREE_PAIRS,
+    "TQ": ChopTarget.FOUR_OF_A_KIND,
+    "4ĐT": ChopTarget.FOUR_PAIRS,
+}
+BOMB_WORDS = {"3ĐT": Bomb.THREE_PAIRS, "TQ": Bomb.FOUR_OF_A_KIND, "4ĐT": Bomb.FOUR_PAIRS}
+PLACE = re.compile(r"(\d)(?:st|nd|rd|th) pays (\d)(?:st|nd|rd|th) (\d+)B")
+
+
+def doc_chops() -> dict[str, frozenset]:
+    """The chop table (docs/rules.md §2.1) read back: per preset, the (target, bomb) pairs it lists."""
+    header, *rows = doc_table(CHOP_TABLE)
+    columns = preset_columns(header)
+    found: dict[str, set] = {name: set() for names in columns.values() for name in names}
+    for row in rows:
+        target = CHOP_ROWS[row[0].split(" (")[0]]
+        for index, names in columns.items():
+            for item in row[index].split(";"):
+                bombs = [bomb for word, bomb in BOMB_WORDS.items() if re.search(rf"(?<!\w){word}(?!\w)", item)]
+                assert len(bombs) <= 1, item
+                for name in names:
+                    found[name].update((target, bomb) for bomb in bombs)
+    return {name: frozenset(pairs) for name, pairs in found.items()}
+
+
+def doc_places() -> dict[str, dict[int, list[tuple[int, int, int]]]]:
+    """The place-money table (docs/rules.md §5.1) read back: per preset and number of players, the lines."""
+    header, *rows = doc_table(PLACE_TABLE)
+    columns = preset_columns(header)
+    found: dict[str, dict[int, list]] = {name: {} for names in columns.values() for name in names}
+    for row in rows:
+        players = int(row[0])
+        for index, names in columns.items():
+            lines = sorted((int(a) - 1, int(b) - 1, int(units)) for a, b, units in PLACE.findall(row[index]))
+            assert len(lines) == row[index].count("pays"), row[index]
+            for name in names:
+                found[name][players] = lines
+    return found
+
+
+def test_docs_option_table_lists_every_field_with_each_presets_value() -> None:
+    header, *rows = doc_table("Table options per preset")
+    columns = preset_columns(header)
+    assert sorted(name for names in columns.values() for name in names) == sorted(RULESETS)
+    assert all(len(names) == 1 for names in columns.values())  # one column per preset
+    fields = {field.name for field in dataclasses.fields(RuleSet)} - {"name"}
+    listed = [row[0].strip("`") for row in rows]
+    assert sorted(listed) == sorted(fields) and len(listed) == len(set(listed))
+    mismatches = []
+    for row in rows:
+        field = row[0].strip("`")
+        for index, (name,) in columns.items():
+            value = getattr(RULESETS[name], field)
+            if field == "chops":
+                assert row[index] == f"`§{CHOP_TABLE}`", row  # the cell refers to the table
+                shown = doc_chops()[name]
+            elif field == "place_payments":
+                assert row[index] == f"`§{PLACE_TABLE}`", row
+                shown = doc_places()[name]
+                value = {players: sorted(lines) for players, lines in value}
+            else:
+                shown = doc_value(row[index], value)
+            if shown != value:
+                mismatches.append((field, name, row[index], value))
+    assert mismatches == []
+
+
+def test_docs_chop_table_is_each_presets_chops() -> None:
+    chops = doc_chops()
+    assert set(chops) == set(RULESETS)
+    for name, pairs in chops.items():
+        assert pairs == RULESETS[name].chops, name
+
+
+def test_docs_place_table_is_each_presets_place_money() -> None:
+    places = doc_places()
+    assert set(places) == set(RULESETS)
+    for name, table in places.items():
+        rules = RULESETS[name]
+        assert table == {players: sorted(rules.place_lines(players))
+                         for players in range(rules.min_players, rules.max_players + 1)}, name
+
+
+def test_docs_chop_values_are_the_southern_presets_values() -> None:
+    header, *rows = doc_table(CHOP_VALUES)
+    worth = {row[0].split(" (")[0]: row[1] for row in rows}
+    for name in ("mien-nam", "iwin"):
+        rules = RULESETS[name]
+        assert rules.chop_money
+        for label, value in [("black 2", rules.black_two_value), ("red 2", rules.red_two_value),
+                             ("3ĐT", rules.three_pairs_value), ("TQ", rules.four_of_a_kind_value),
+                             ("4ĐT", rules.four_pairs_value)]:
+            assert worth[label] == f"{value}B", (name, label)
