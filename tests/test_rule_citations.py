@@ -32,7 +32,7 @@ CITATION = re.compile(
 SECTION_NUMBER = re.compile(_NUMBER)
 SECTION_SIGN = re.compile(rf"§\s*({_NUMBER})")
 HEADING = re.compile(rf"^#{{1,6}}\s+({_NUMBER})\.?\s")
-OLD_REFERENCE = re.compile(r"RULES\.md")
+OLD_REFERENCE = re.compile(r"RULES\.md|\bRULES\s+(?:§|example)")  # also the old shorthand "RULES example"
 
 
 def headings(text: str) -> set[str]:
@@ -147,6 +147,7 @@ def test_good_citations_pass(text: str) -> None:
         ("# RULES §6 example", "bare"),
         ("(RULES.md §3)", "RULES.md"),
         ("the presets of ``shared/RULES.md``", "RULES.md"),
+        ("# RULES example: 5C < 5D", "RULES.md"),
     ],
 )
 def test_bad_citations_are_caught(text: str, what: str) -> None:

@@ -117,7 +117,7 @@ def test_south_single_beaten_by_higher_card(preset, play, top, legal):
 @pytest.mark.parametrize(
     "play, top, legal",
     [
-        ("10H 10C", "10D 10S", True),  # RULES example
+        ("10H 10C", "10D 10S", True),  # docs/rules.md §1.1 example
         ("10D 10S", "10H 10C", False),
         ("10H 10S", "10D 10C", True),  # only the higher card counts
         ("JS JC", "10H 10D", True),
@@ -145,8 +145,8 @@ def test_south_triple_beaten_by_higher_rank(preset, play, top, legal):
 @pytest.mark.parametrize(
     "play, top, legal",
     [
-        ("4S 5C 6H", "4H 5H 6D", True),  # RULES example
-        ("3S 4H 5C", "3H 4S 5D", False),  # RULES example: 5C < 5D
+        ("4S 5C 6H", "4H 5H 6D", True),  # docs/rules.md §1.1 example
+        ("3S 4H 5C", "3H 4S 5D", False),  # docs/rules.md §1.1 example: 5C < 5D
         ("4S 5S 6S", "3H 4H 5H", True),
         ("JH QH KS", "6H 7H 8H", True),  # seed 000 example
         ("4S 5S 6S 7S", "3H 4H 5H", False),  # different length
@@ -301,7 +301,7 @@ def test_north_pair_of_twos_beats_any_pair(play, top, legal):
 @pytest.mark.parametrize(
     "play, top, legal",
     [
-        ("8S 8D 8H", "7S 7D 7H", True),  # RULES example / seed 001
+        ("8S 8D 8H", "7S 7D 7H", True),  # docs/rules.md §1.3 example / seed 001
         ("8S 8C 8H", "7S 7D 7H", False),  # other suits
         ("8C 8D 8H", "7S 7D 7H", False),
         ("6S 6D 6H", "7S 7D 7H", False),
