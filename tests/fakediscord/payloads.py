@@ -9,7 +9,7 @@ can be downloaded back from the fake.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Optional
+from typing import Any, Optional
 
 from .world import Attachment, Channel, Guild, Member, Message, Role, User
 
@@ -155,6 +155,26 @@ def attachment(a: Attachment, api_base: str) -> dict:
     return data
 
 
+def _resolved_media(components: Any, attachments: list[Attachment], api_base: str) -> Any:
+    """Components as Discord returns them: ``attachment://name`` media become the file's URL.
+
+    Discord stores the resolved unfurled media item (``url``, ``proxy_url``,
+    ``attachment_id``...); the world keeps what the bot sent, so tests can read names.
+    """
+    by_name = {a.filename: a for a in attachments}
+    if isinstance(components, list):
+        return [_resolved_media(c, attachments, api_base) for c in components]
+    if not isinstance(components, dict):
+        return components
+    url = components.get("url")
+    if isinstance(url, str) and url.startswith("attachment://") and url[13:] in by_name:
+        file = by_name[url[13:]]
+        link = f"{api_base}/attachments/{file.id}/{file.filename}"
+        return {**components, "url": link, "proxy_url": link, "content_type": file.content_type,
+                "attachment_id": str(file.id)}
+    return {key: _resolved_media(value, attachments, api_base) for key, value in components.items()}
+
+
 def message(m: Message, api_base: str, *, with_member: bool = False) -> dict:
     """A message object; ``with_member`` adds the gateway-only ``member`` field."""
     data = {
@@ -171,7 +191,7 @@ def message(m: Message, api_base: str, *, with_member: bool = False) -> dict:
         "mention_roles": [],
         "attachments": [attachment(a, api_base) for a in m.attachments],
         "embeds": m.embeds,
-        "components": m.components,
+        "components": _resolved_media(m.components, m.attachments, api_base),
         "pinned": False,
         "flags": m.flags,
     }

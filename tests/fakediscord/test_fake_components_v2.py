@@ -173,6 +173,16 @@ async def test_layout_view_on_a_channel_message(fake_discord: FakeDiscord, start
     assert sent.flags.components_v2  # discord.py reads the flag back
 
 
+async def test_attachment_media_come_back_resolved(fake_discord: FakeDiscord, start_bot) -> None:
+    bot, channel = await start(fake_discord, start_bot)
+    sent = await channel.send(view=Board(bot), file=picture())
+    gallery_item = sent.components[0].children[3].items[0]  # Container > MediaGallery > item
+    assert gallery_item.media.url == sent.attachments[0].url
+    assert gallery_item.media.attachment_id == sent.attachments[0].id
+    stored = fake_discord.world.messages[sent.id].components[0]["components"][3]["items"][0]
+    assert stored["media"]["url"] == "attachment://board.png"  # the world keeps what the bot sent
+
+
 async def test_boundaries_pass(fake_discord: FakeDiscord, start_bot) -> None:
     bot, channel = await start(fake_discord, start_bot)
     forty = [text(str(i)) for i in range(40)]
@@ -419,6 +429,25 @@ async def test_30046_answer_has_discords_shape(fake_discord: FakeDiscord) -> Non
     assert 0 < body["retry_after"] <= 60 * fake_discord.rate_limits.time_scale
     assert headers["Via"] and headers["Retry-After"] == str(math.ceil(body["retry_after"]))
     assert headers["X-RateLimit-Scope"] == "user"
+
+
+async def test_webhook_edit_of_an_old_message_counts(fake_discord: FakeDiscord) -> None:
+    """A component on an hour-old message, deferred (type 6), then PATCH @original: that edits the old message."""
+    with fake_discord.backdated(minutes=61):
+        old = fake_discord.world.new_message(fake_discord.channel, fake_discord.bot_user, content="old")
+    fake_discord.edit_limit.set_limit(1, 60.0)
+    registry = fake_discord.interactions
+    sent = registry.new(type=InteractionType.MESSAGE_COMPONENT, user=fake_discord.user("alice"),
+                        channel=fake_discord.channel, guild=fake_discord.guild, source=old)
+    registry.respond(sent.id, sent.token, Body({"type": 6}, []))
+    url = f"{fake_discord.api_base}/webhooks/{fake_discord.application_id}/{sent.token}/messages/@original"
+    async with aiohttp.ClientSession() as session:
+        statuses = []
+        for content in ("first", "second"):
+            async with session.patch(url, json={"content": content}) as response:
+                statuses.append(response.status)
+    assert statuses == [200, 429] and old.content == "first"
+    assert [r.path for r in fake_discord.edit_limit_refusals] == ["webhook"]
 
 
 async def test_update_message_on_an_old_message_counts(fake_discord: FakeDiscord, start_bot) -> None:
