@@ -167,7 +167,7 @@ def opening_line(snapshot: TableSnapshot, lang: str) -> str:
     """Nothing on the table: who leads, and what the rules ask of that play.
 
     The opening play of a game led by the lowest card must contain that card
-    (RULES.md §3; ``mien-bac``: any play), so the line says so, as the "Who
+    (docs/rules.md §3; ``mien-bac``: any play), so the line says so, as the "Who
     leads" line and the rules do.  It does not name the card: the public table
     shows no card still in a hand (the leader's own hand names it).
     """
