@@ -1,0 +1,18 @@
+"""Self-play training of the move scorer, Deep Monte-Carlo style (issue 44).
+
+:mod:`.episodes` plays whole games through the engine (the network being
+trained in some seats, a pool of other players in the rest) and records the
+learner's decisions with the seat's real return in bet units;
+:mod:`.dmc` fits the scorer to those returns (plain mean squared error, a
+critic that may see every hand, warm start from today's ``normal``,
+checkpoints that a later run resumes).  Training is numpy; what it exports
+is an ordinary scorer file that :class:`~tienlen.ai.plus.NormalPlusPlayer`
+plays with numpy inference.
+
+::
+
+    python -m tienlen.ai.selfplay train --seed 1 --hours 1 --out RUN     # start or resume RUN
+    python -m tienlen.ai.selfplay train --seed 1 --iterations 40 --out RUN   # reproduce a run to iteration 40
+    python -m tienlen.ai.selfplay export --run RUN --out scorer.npz
+    python bench/bench_ai.py --pairing plus-normal --plus-weights RUN/curve/iteration-0040.npz --games 2000
+"""
