@@ -41,7 +41,7 @@ from runtime.server_settings import ServerSettings
 from runtime.settings import Settings
 from runtime.snapshot import TAKEN_OVER, Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
 from runtime.state import TableState
-from runtime.steps import Context, Step
+from runtime.steps import Context, GameJustEnded, Step
 from runtime.store import Database, Refused, Store
 from tienlen import Combo, parse_cards
 from tienlen.cards import Card, as_mask
@@ -50,7 +50,7 @@ from tienlen.table import Phase, Table, TableError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TableService", "NotEnoughChips", "TableError"]
+__all__ = ["TableService", "NotEnoughChips", "GameJustEnded", "TableError"]
 
 
 class NotEnoughChips(TableError):
@@ -224,7 +224,7 @@ class TableService:
         summary = self._summary(before, kept) if step.concluded else None
         if kept is None:
             assert before is not None
-            self.outbox.publish(self._show(before, step, closed=True))
+            self.outbox.publish(self._show(step.final or before, step, closed=True), summary=summary)
             self.registry.keep(channel_id, None)  # forget its news too
             log.info("table %s closed (%s)", channel_id, step.closed)
             return
@@ -247,14 +247,16 @@ class TableService:
             log.info("table %s: game %s finished", channel_id, before.table.game_id if before else None)
 
     def _summary(self, before: TableState | None, kept: TableState | None) -> GameSummary | None:
-        """The summary of the game a Conclude step paid out (shown on the table until the next deal)."""
-        if before is None or kept is None or before.payout is None or before.table.game is None:
+        """The summary of the game a Conclude step paid out (shown on the table
+        until the next deal; posted all the same when the step closed the table)."""
+        if before is None or before.payout is None or before.table.game is None:
             return None
         table = before.table
         summary = summary_of(game_id=table.game_id or 0, game=table.game, seats=table.game_seats,
                              payout=before.payout, bet=table.bet, rake_percent=table.rules.rake_percent,
                              language=before.language)
-        self.registry.summary(kept.channel_id, summary)
+        if kept is not None:
+            self.registry.summary(kept.channel_id, summary)
         return summary
 
     async def resync(self, channel_id: int) -> None:
@@ -370,8 +372,16 @@ class TableService:
 
     async def end(self, channel_id: int, requester: int, *, is_admin: bool = False) -> TableSnapshot:
         """Close the table: the host or a server manager; a game in progress is
-        aborted with no chips moved."""
-        return await self._snapshot_after(channel_id, steps.End(requester=requester, is_admin=is_admin))
+        aborted with no chips moved.
+
+        Raises :class:`GameJustEnded`, with the table closed all the same,
+        when the game's last move came just before: that game stands as played."""
+        step = await self.execute(channel_id, steps.End(requester=requester, is_admin=is_admin))
+        if step.just_ended:
+            raise GameJustEnded()
+        snapshot = self.registry.snapshot(channel_id)
+        assert snapshot is not None
+        return snapshot
 
     async def _snapshot_after(self, channel_id: int, command: "steps.Command", **options: Any) -> TableSnapshot:
         await self.execute(channel_id, command, **options)

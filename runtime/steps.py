@@ -39,7 +39,8 @@ from tienlen.ratings import MIN_HUMANS, ranks
 from tienlen.table import MIN_TURN_SECONDS, NextLead, Phase, Seat, Table, TableError
 
 __all__ = [
-    "Context", "Step", "Stale", "Owner", "apply", "complete", "owner_of", "abandon", "next_game_deals",
+    "Context", "Step", "Stale", "GameJustEnded", "Owner", "apply", "complete", "owner_of", "abandon",
+    "next_game_deals",
     "CreateTable", "SetMessage", "NoteLocale", "Join", "Leave", "AddAi", "RemoveAi", "TransferHost", "Configure",
     "End", "Start", "NextGame", "Play", "Pass", "TimeOut", "AiMove", "Settle", "Conclude", "IdleClose",
     "AI_NAMES",
@@ -54,6 +55,14 @@ class Stale(TableError):
 
     def __init__(self) -> None:
         super().__init__("stale")
+
+
+class GameJustEnded(TableError):
+    """End met a game that had just ended (its last move came first): the
+    game stands as played and paid, and the table was closed all the same."""
+
+    def __init__(self) -> None:
+        super().__init__("game_just_ended")
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,10 @@ class Step:
     """Why the table closed: "empty", "ended" or "idle"."""
     concluded: bool = False
     """A finished game was paid out and the table moved on (the summary is due)."""
+    just_ended: bool = False
+    """End found the game already over and paid: nothing was called off (the caller is told)."""
+    final: TableState | None = None
+    """What a closing step leaves to show, when not the state before it (the last game counted in)."""
 
 
 # ------------------------------------------------------------------ commands
@@ -335,10 +348,25 @@ def _end(state: TableState, command: End, ctx: Context) -> Step:
     table = state.table
     if command.requester != table.host_id and not command.is_admin:
         raise TableError("host_only")
+    game = state.game
+    if game is not None and game.finished and state.payout is not None:
+        return _end_after_game(state, ctx)
     if table.phase is Phase.PLAYING and table.game_id is not None:
         step = _closed(state, "ended", Event(kind="aborted"))
         return replace(step, records=(AbortGame(game_id=table.game_id, reason="ended by host"), *step.records))
     return _closed(state, "ended")
+
+
+def _end_after_game(state: TableState, ctx: Context) -> Step:
+    """End just after the last move, before the table moved on: the stored game
+    is finished and paid, so there is nothing to call off (the database would
+    refuse to); the table closes as it would have after the game."""
+    game, payout = state.game, state.payout
+    assert game is not None and payout is not None
+    final = state.edit(last_activity=ctx.now, payout=None)
+    final.table.finish_game(payout.chips_by_user())
+    over = Event(kind="game_over", name=final.table.game_seats[game.places[0]].name)
+    return replace(_closed(final, "ended", over), concluded=True, just_ended=True, final=final)
 
 
 def _idle_close(state: TableState, command: IdleClose, ctx: Context) -> Step:

@@ -113,11 +113,14 @@ def canonical(state: TableState) -> dict[str, Any]:
 
 
 class Harness:
-    """A table service on a faulty SQLite database, with helpers to drive it."""
+    """A table service on a faulty database (SQLite unless ``url`` says
+    otherwise), with helpers to drive it."""
 
-    def __init__(self, path: Any, **settings: Any) -> None:
-        self.url = f"sqlite+aiosqlite:///{path / 'runtime.db'}"
-        self.database = FaultyDatabase(self.url)
+    def __init__(self, path: Any, *, url: str | None = None, connect_args: dict[str, Any] | None = None,
+                 **settings: Any) -> None:
+        self.url = url or f"sqlite+aiosqlite:///{path / 'runtime.db'}"
+        self.connect_args = connect_args or {}
+        self.database = FaultyDatabase(self.url, connect_args=self.connect_args)
         defaults = dict(min_turn_seconds=1, ai_delay_seconds=0.0, ai_workers=0, deal_seed=11, idle_minutes=60.0,
                         starting_chips=START)
         self.settings = Settings(**(defaults | settings))
@@ -139,7 +142,7 @@ class Harness:
 
     async def restored(self) -> dict[int, dict[str, Any]]:
         """What a fresh process would restore from the database now."""
-        fresh = db.Database(self.url)
+        fresh = db.Database(self.url, connect_args=self.connect_args)
         try:
             loaded = await Store(fresh).load(lambda _guild: True)
         finally:
@@ -211,6 +214,18 @@ class Harness:
             await self.service.pass_turn(channel_id, user)
         else:
             await self.service.play(channel_id, user, play)
+
+    async def up_to_the_last_play(self, channel_id: int = CHANNEL) -> tuple[int, Combo]:
+        """Humans play their lowest play until the next one ends the game:
+        (user, play) of that last play, not made yet."""
+        while True:
+            state = self.state(channel_id)
+            seat, user = self.on_turn(channel_id)
+            twin, play = state.table.game.copy(), self.lowest_play(channel_id)
+            if play is not None and twin.play(seat, play).finished:
+                assert user is not None
+                return user, play
+            await self.play_lowest(channel_id)
 
     async def play_to_the_end(self, channel_id: int = CHANNEL, limit: int = 500) -> None:
         """Humans play their lowest play until the game ends (AI seats play themselves)."""

@@ -251,13 +251,7 @@ async def test_the_last_move_and_its_settlement_are_one_write(make_harness) -> N
     harness = await make_harness()
     users = await harness.open_table(humans=2)
     await harness.service.start_game(CHANNEL, users[0])
-    while True:  # play until the next play would end the game
-        state = harness.state()
-        seat, user = harness.on_turn()
-        twin, play = state.table.game.copy(), harness.lowest_play()
-        if play is not None and twin.play(seat, play).finished:
-            break
-        await harness.play_lowest()
+    user, play = await harness.up_to_the_last_play()
     before = await harness.chips()
     await refused_then_done(harness, {"settlement"}, lambda: harness.service.play(CHANNEL, user, play),
                             lambda: None)
