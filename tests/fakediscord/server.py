@@ -234,7 +234,7 @@ class FakeDiscord:
     def stop_backdating(self) -> None:
         self.world.stop_backdating()
 
-    def age_message(self, message: Message, *, minutes: float = 0, seconds: float = 0) -> Message:
+    def age_message(self, message: "Message | int", *, minutes: float = 0, seconds: float = 0) -> Message:
         """Make a message older for the fake only (its id, hence the bot's view, is unchanged)."""
         return self.world.age_message(message, minutes=minutes, seconds=seconds)
 

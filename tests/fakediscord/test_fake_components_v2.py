@@ -408,7 +408,7 @@ async def test_age_message_moves_the_fakes_view_only(fake_discord: FakeDiscord, 
     fake_discord.edit_limit.set_limit(1, 60.0)
     fake_discord.edit_limit.retry_after = 0.001
     sent = await channel.send("now")
-    fake_discord.age_message(fake_discord.world.messages[sent.id], minutes=61)
+    fake_discord.age_message(sent.id, minutes=61)
     await sent.edit(content="first")
     with pytest.raises(discord.HTTPException):
         await sent.edit(content="second")

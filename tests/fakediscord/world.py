@@ -419,12 +419,14 @@ class World:
         finally:
             self._backdate_ms = previous
 
-    def age_message(self, message: Message, *, minutes: float = 0, seconds: float = 0) -> Message:
-        """Make an existing message ``minutes`` older *for the fake* (its ``created_at``).
+    def age_message(self, message: "Message | int", *, minutes: float = 0, seconds: float = 0) -> Message:
+        """Make an existing message (or message id) ``minutes`` older *for the fake* (its ``created_at``).
 
         Its id is unchanged (the bot keeps it), so the bot's own snowflake-based
         age does not move; use ``backdated`` when the bot must see the age too.
         """
+        if not isinstance(message, Message):
+            message = self.messages[int(message)]
         message.created_at -= dt.timedelta(minutes=minutes, seconds=seconds)
         return message
 
