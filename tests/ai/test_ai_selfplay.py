@@ -158,3 +158,22 @@ def test_the_command_line_resumes_and_refuses_other_settings(tmp_path):
         selfplay_main(["train", "--out", out, "--seed", "4", "--iterations", "3"])
     assert (tmp_path / "run" / CHECKPOINT).exists()
     assert command_line(Trainer.resume(out).config, 2).startswith("python -m tienlen.ai.selfplay train --seed 3")
+
+
+def test_the_curve_bench_measures_snapshots_against_todays_normal(tmp_path, capsys):
+    import importlib.util
+    import json
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_selfplay.py"
+    spec = importlib.util.spec_from_file_location("bench_selfplay_under_test", path)
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    run(tmp_path / "run", replace(TINY, init="shipped"), iterations=0, log=lambda text: None)
+    out = tmp_path / "curve.json"
+    assert bench.main(["--run", str(tmp_path / "run"), "--games", "8", "--json", str(out)]) == 0
+    assert "| iteration-0000.npz | 0 | 3 × normal | 8 (2) | 25.0 % ± 0.0 | +0.00 ± 0.00 |" in capsys.readouterr().out
+    summary = json.loads(out.read_text())[0]
+    assert summary["training_games"] == 0 and summary["first_rate"] == 0.25  # the warm start is today's normal
