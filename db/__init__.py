@@ -23,6 +23,7 @@ from db.dm_channels import dm_channel_of, remember_dm_channel
 from db.database import Database, Fence
 from db.errors import (
     ActionConflict,
+    CommitOutcomeUnknown,
     TablePlaying,
     DailyAlreadyClaimed,
     DbError,
@@ -131,6 +132,7 @@ __all__ = [
     "Reason",
     "SchemaError",
     "StaleEpoch",
+    "CommitOutcomeUnknown",
     "SeatPayment",
     "SeatResult",
     "SeatSummary",

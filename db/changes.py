@@ -38,7 +38,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from db.coltypes import utcnow
 from db.database import Database
-from db.errors import DbError, GameClosed, GameNotFound, InvalidGame, StaleEpoch, TablePlaying
+from db.errors import CommitOutcomeUnknown, DbError, GameClosed, GameNotFound, InvalidGame, StaleEpoch, TablePlaying
 from db.games import actions_in_transaction, encode_actions, validated_seats
 from db.hot import HotConnection, HotStatement
 from db.models import GameRow, TableRow
@@ -123,6 +123,9 @@ async def commit_changes(db: Database, changes: Sequence[TableChange]) -> list[C
 
     Raises (nothing stored) when the database fails or the cluster fence
     refuses this process; see the module docstring for refused changes.
+    Raises :class:`CommitOutcomeUnknown` when some or all of the changes may
+    be stored (the connection lost during COMMIT, or a failure once the
+    changes are stored one by one and some of them are): read them back.
     """
     results: list[ChangeReceipt | DbError] = [NOTHING_NEW] * len(changes)
     batch: list[_Item] = []
@@ -148,6 +151,13 @@ async def commit_changes(db: Database, changes: Sequence[TableChange]) -> list[C
                 raise
             except DbError as error:
                 stored.append((item[0], error))
+            except CommitOutcomeUnknown:
+                raise
+            except Exception as error:
+                if any(not isinstance(outcome, DbError) for _, outcome in stored):
+                    # Changes before it are committed: "nothing stored" would be false.
+                    raise CommitOutcomeUnknown(error) from error
+                raise
     for index, outcome in stored:
         results[index] = outcome
     return results

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 
 from db import hot
 from db.connect import DEFAULT_URL, SQLITE_BEGIN_OPTION, create_engine_for, stopped_driver_threads_ended
-from db.errors import StaleEpoch
+from db.errors import CommitOutcomeUnknown, StaleEpoch
 from db.hot import HotFence, HotStatement
 from db.migrate import upgrade_to_head
 from db.models import ClusterSlotRow
@@ -158,7 +158,8 @@ class Database:
         The body must only read and write the database (it may run twice):
         when the connection turns out to be dead before COMMIT was sent, the
         server has rolled everything back and the whole transaction runs
-        again on a new connection.
+        again on a new connection.  Lost after COMMIT was sent, it may have
+        committed: that raises :class:`~db.errors.CommitOutcomeUnknown`.
         """
         pool = self.engine.sync_engine.pool
         dialect = self.engine.dialect
@@ -170,7 +171,9 @@ class Database:
             try:
                 async with self._writers_turn:
                     return await hot.transaction(pool, dialect, check, attempt, body, args)
-            except DBAPIError:
+            except DBAPIError as error:
+                if attempt.committing and attempt.disconnected:
+                    raise CommitOutcomeUnknown(error) from error
                 if not (retries_left and attempt.retryable):
                     raise
             finally:

@@ -15,6 +15,21 @@ class DbError(Exception):
     """Base class of every error raised on purpose by :mod:`db`."""
 
 
+class CommitOutcomeUnknown(Exception):
+    """A write may be stored or not, and only reading the database again can
+    tell: the connection was lost after COMMIT was sent, or a batch stored
+    change by change failed after some of its changes were committed.
+
+    Not a :class:`DbError`: the data refused nothing, and running the same
+    writes again (as a refused batch is, one change at a time) could store
+    them twice.  ``error`` is the failure (SQLAlchemy's DBAPIError, with
+    ``connection_invalidated`` for a lost connection)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(f"the write's outcome is unknown: {type(error).__name__}")
+        self.error = error
+
+
 class InvalidAmount(DbError, ValueError):
     """A chip amount is not an int, is out of range, or is zero/negative where
     a positive amount is required."""

@@ -7,6 +7,8 @@ Every change of a table goes through :meth:`TableService.execute`:
    and the records (an illegal command raises here: nothing happened);
 3. **commit**: the store writes the records in one transaction; if that
    fails, the committed state is untouched, so "nothing changed" is true;
+   if its answer is lost (the connection dropped during COMMIT), the table
+   is read back: the step stands if it is stored, else it failed;
 4. **keep**: the new state (completed with what the commit made known)
    replaces the committed one;
 5. **schedule**: the scheduler derives what the table waits for next;
@@ -28,6 +30,7 @@ import logging
 import random
 import secrets
 import time
+from dataclasses import replace
 from typing import Any, Callable
 
 from runtime import steps
@@ -42,7 +45,7 @@ from runtime.settings import Settings
 from runtime.snapshot import TAKEN_OVER, Event, GameSummary, HandSnapshot, TableSnapshot, hand_of, snapshot_of
 from runtime.state import TableState
 from runtime.steps import Context, GameJustEnded, Step
-from runtime.store import Database, Refused, Store
+from runtime.store import Database, OutcomeUnknown, Refused, Store
 from tienlen import Combo, parse_cards
 from tienlen.cards import Card, as_mask
 from tienlen.game import SeatView
@@ -63,20 +66,19 @@ class NotEnoughChips(TableError):
             super().__init__("player_not_enough_chips", need=need, have=have, name=name)
 
 
-async def _stored(commit: "asyncio.Future[Any]") -> tuple[Any, bool]:
-    """The commit's receipt, and whether the caller was cancelled meanwhile.
+async def _settled(commit: "asyncio.Future[Any]") -> bool:
+    """Wait until the commit has an outcome; whether the caller was cancelled meanwhile.
 
     A commit that has been sent may already be stored: whoever started it
     waits for its outcome and keeps the new state before giving up, or
     memory would fall behind the database."""
     cancelled = False
-    while True:
+    while not commit.done():
         try:
-            return await asyncio.shield(commit), cancelled
+            await asyncio.wait({commit})
         except asyncio.CancelledError:
-            if commit.done() and commit.cancelled():
-                raise
             cancelled = True
+    return cancelled
 
 
 class TableService:
@@ -168,7 +170,8 @@ class TableService:
         A step the stored data refuses means memory and the database disagree
         (a commit that was stored although its answer was lost, say): the
         table is read back from the database and shown before the refusal is
-        raised, so the next command starts from what was stored."""
+        raised, so the next command starts from what was stored.  A commit
+        whose answer was lost is read back at once (see :meth:`_read_back`)."""
         self._active += 1
         try:
             try:
@@ -187,8 +190,13 @@ class TableService:
                 await check(state)
             step = steps.apply(state, command, self._context())
             guild_id = state.guild_id if state is not None else getattr(command, "guild_id")
-            receipt, cancelled = await _stored(self.store.submit(channel_id, guild_id, step.records))
-            kept = steps.complete(step, receipt)
+            commit = self.store.submit(channel_id, guild_id, step.records)
+            cancelled = await _settled(commit)
+            try:
+                kept = steps.complete(step, commit.result())
+            except OutcomeUnknown as unknown:
+                kept = await self._read_back(channel_id, step, unknown)
+                step = replace(step, state=kept)  # as stored: with the new game's id, what was paid
             self._keep(channel_id, kept)
             if not isinstance(command, (steps.SetMessage, steps.NoteLocale, steps.CreateTable)):
                 self._publish(channel_id, state, kept, step, refresh_actor=refresh_actor)
@@ -259,20 +267,47 @@ class TableService:
             self.registry.summary(kept.channel_id, summary)
         return summary
 
+    async def _read_back(self, channel_id: int, step: Step, unknown: OutcomeUnknown) -> TableState | None:
+        """The table as stored, after a commit whose answer was lost (under the
+        lock): the state to keep when the step is in the store.  When it is
+        not, memory takes what was stored all the same, and the step fails
+        as in an outage; when the database cannot be read either, memory
+        stays as it was (should the step be stored, the next one is refused
+        and resyncs)."""
+        try:
+            stored = await self._stored_state(channel_id)
+        except Exception as error:
+            raise unknown from error
+        if steps.in_store(step, stored):
+            log.info("table %s: a commit whose answer was lost is stored", channel_id)
+            return stored
+        before = self.registry.get(channel_id)
+        self._keep(channel_id, stored)
+        if not steps.in_store(Step(state=before), stored):  # memory was behind: show what is stored
+            self._show_stored(channel_id, before, stored)
+        raise unknown
+
+    async def _stored_state(self, channel_id: int) -> TableState | None:
+        loaded = {restored.state.channel_id: restored for restored in
+                  await self.store.load(lambda guild_id: True, only=channel_id)}
+        return loaded[channel_id].state if channel_id in loaded else None
+
     async def resync(self, channel_id: int) -> None:
         """Read the table back from the database and show it (after the database
         refused a step: memory may be behind what was stored)."""
         async with self.registry.lock(channel_id):
             before = self.registry.get(channel_id)
-            loaded = {restored.state.channel_id: restored for restored in
-                      await self.store.load(lambda guild_id: True, only=channel_id)}
-            state = loaded[channel_id].state if channel_id in loaded else None
+            state = await self._stored_state(channel_id)
             self._keep(channel_id, state)
             if before is None and state is None:
                 return
-            players = len(state.table.game_seats) if state is not None and state.game is not None else 0
-            self._publish(channel_id, before, state, Step(state=state, refresh=frozenset(range(players))),
-                          refresh_actor=True)
+            self._show_stored(channel_id, before, state)
+
+    def _show_stored(self, channel_id: int, before: TableState | None, state: TableState | None) -> None:
+        """Show the table as read back from the database, every player's hand with it."""
+        players = len(state.table.game_seats) if state is not None and state.game is not None else 0
+        self._publish(channel_id, before, state, Step(state=state, refresh=frozenset(range(players))),
+                      refresh_actor=True)
 
     # ---------------------------------------------------------------- chips
     async def server(self, guild_id: int) -> ServerSettings:

@@ -39,7 +39,7 @@ from tienlen.ratings import MIN_HUMANS, ranks
 from tienlen.table import MIN_TURN_SECONDS, NextLead, Phase, Seat, Table, TableError
 
 __all__ = [
-    "Context", "Step", "Stale", "GameJustEnded", "Owner", "apply", "complete", "owner_of", "abandon",
+    "Context", "Step", "Stale", "GameJustEnded", "Owner", "apply", "complete", "in_store", "owner_of", "abandon",
     "next_game_deals",
     "CreateTable", "SetMessage", "NoteLocale", "Join", "Leave", "AddAi", "RemoveAi", "TransferHost", "Configure",
     "End", "Start", "NextGame", "Play", "Pass", "TimeOut", "AiMove", "Settle", "Conclude", "IdleClose",
@@ -258,6 +258,24 @@ def complete(step: Step, receipt: Receipt) -> TableState | None:
     if receipt.payout is not None:
         state = replace(state, payout=replace(receipt.payout, game_id=state.table.game_id or receipt.payout.game_id))
     return state
+
+
+def in_store(step: Step, stored: TableState | None) -> bool:
+    """Whether ``stored``, the table as read back from the database, holds
+    what ``step`` wrote (its commit's answer was lost): its table row, its
+    game's deal and actions, and the settlement it made (only the store knows
+    the new game's id and what was paid, so those are not compared)."""
+    expected = step.state
+    if expected is None or stored is None:
+        return expected is None and stored is None
+    settles = any(isinstance(record, SettleGame) for record in step.records)
+    return (stored.stored() == expected.stored() and _game_json(stored) == _game_json(expected)
+            and (stored.payout is not None) == (settles or expected.payout is not None))
+
+
+def _game_json(state: TableState) -> dict[str, Any] | None:
+    game = state.game
+    return game.to_json() if game is not None else None
 
 
 # ------------------------------------------------------------------- lobby

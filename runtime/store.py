@@ -8,10 +8,13 @@ ahead of it, and a busy bot commits a few times a second rather than once
 per move.  Order within a table holds because a table holds its lock until
 its own step is stored.
 
-Failures come in three kinds, each its own exception:
+Failures come in four kinds, each its own exception:
 
 * :class:`Unavailable` — the database failed (unreachable, refusing
   writes): nothing was stored, and trying again later may work;
+* :class:`OutcomeUnknown` (an Unavailable) — the connection was lost while
+  the transaction committed: the step may be stored or not, and only
+  reading the table back can tell;
 * :class:`Refused` — the data refused the step (an action stored
   differently, a game no longer running): nothing of it was stored, and the
   same step will be refused again;
@@ -43,7 +46,7 @@ from tienlen.table import Phase, Seat
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Store", "Database", "Unavailable", "Refused", "StaleEpoch", "Restored", "StoredSummary",
+__all__ = ["Store", "Database", "Unavailable", "OutcomeUnknown", "Refused", "StaleEpoch", "Restored", "StoredSummary",
            "StoredGameRecord"]
 
 Database = db.Database
@@ -56,6 +59,11 @@ class Unavailable(Exception):
     def __init__(self, error: BaseException) -> None:
         super().__init__(f"the database failed: {type(error).__name__}")
         self.error = error
+
+
+class OutcomeUnknown(Unavailable):
+    """The step may or may not be stored (its COMMIT's answer was lost): read the table back.
+    Told to a player, it is an outage, as an Unavailable."""
 
 
 class Refused(Exception):
@@ -140,6 +148,10 @@ class Store:
                 results = await db.commit_changes(self.db, [change for change, _ in batch])
             except db.StaleEpoch as error:
                 _fail(batch, error)
+                continue
+            except db.CommitOutcomeUnknown as error:
+                self.outages.failed("writes", error.error)
+                _fail(batch, OutcomeUnknown(error.error))
                 continue
             except Exception as error:  # the whole transaction failed: nobody's step is stored
                 self.outages.failed("writes", error)

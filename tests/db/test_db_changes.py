@@ -1,12 +1,17 @@
 """One table change in one transaction (db.commit_changes): every part of a
-change is stored, or none; changes of one batch fail alone."""
+change is stored, or none; changes of one batch fail alone; a commit whose
+outcome cannot be known says so."""
 
 from __future__ import annotations
+
+import pytest
+from sqlalchemy import exc
 
 import db as dblayer
 from db import (
     ActionConflict,
     ChangeReceipt,
+    CommitOutcomeUnknown,
     Database,
     GameClosed,
     GameSettlement,
@@ -18,7 +23,7 @@ from db import (
     TablePlaying,
     UnknownAccount,
 )
-from tests.db.dbtest_support import CHANNEL, GUILD, START, human, robot
+from tests.db.dbtest_support import CHANNEL, GUILD, START, connection_lost_at_commit, human, robot
 
 OTHER_CHANNEL = 444
 
@@ -128,3 +133,40 @@ async def test_an_instant_win_is_dealt_and_settled_in_one_change(db: Database, m
         state={"phase": "between"})])
     assert receipt.game_id is not None and receipt.settlement.lines[1].net == 20
     assert (await dblayer.load_game(db, receipt.game_id)).status is GameStatus.FINISHED
+
+
+@pytest.mark.parametrize("landed", [True, False], ids=["committed", "rolled-back"])
+async def test_a_connection_lost_during_commit_leaves_the_outcome_unknown(db: Database, landed: bool) -> None:
+    """Whichever way the COMMIT went, the caller is told it cannot know (not
+    that nothing was stored); the connection is replaced for the next write."""
+    change = TableChange(channel_id=CHANNEL, guild_id=GUILD, state={"phase": "lobby"})
+    with connection_lost_at_commit(landed=landed), pytest.raises(CommitOutcomeUnknown) as raised:
+        await dblayer.commit_changes(db, [change])
+    assert isinstance(raised.value.error, exc.DBAPIError) and raised.value.error.connection_invalidated
+    assert not isinstance(raised.value, dblayer.DbError)  # not a refusal: a batch must not be run again
+    assert await tables(db) == ({CHANNEL: ({"phase": "lobby"}, None)} if landed else {})
+    await dblayer.commit_changes(db, [TableChange(channel_id=CHANNEL, guild_id=GUILD, state={"phase": "again"})])
+    assert await tables(db) == {CHANNEL: ({"phase": "again"}, None)}
+
+
+async def test_a_batch_stored_one_by_one_that_fails_midway_is_of_unknown_outcome(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change that raises makes the batch go one change at a time; should
+    the database fail after some are committed, "nothing stored" is false."""
+    real, calls = db.hot_write, []
+
+    async def failing_at_the_last(body, *args):
+        calls.append(args)
+        if len(calls) == 4:  # the batch, then A, B and C alone
+            raise exc.OperationalError("COMMIT", None, Exception("injected: the database went away"))
+        return await real(body, *args)
+
+    monkeypatch.setattr(db, "hot_write", failing_at_the_last)
+    with pytest.raises(CommitOutcomeUnknown):
+        await dblayer.commit_changes(db, [
+            TableChange(channel_id=CHANNEL, guild_id=GUILD, state={"a": 1}),
+            TableChange(channel_id=OTHER_CHANNEL, guild_id=GUILD, game_id=10**9, abort="no such game"),
+            TableChange(channel_id=OTHER_CHANNEL + 1, guild_id=GUILD, state={"c": 1}),
+        ])
+    assert await tables(db) == {CHANNEL: ({"a": 1}, None)}

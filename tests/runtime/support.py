@@ -5,9 +5,10 @@ chosen kinds (``"table"``, ``"game"``, ``"action"``, ``"settlement"``,
 ``"abort"``, ``"delete"``, ``"account"``, ``"summary"``, or ``"any"``) fail
 while a fault is on: the transaction runs its statements, then fails, and
 the database rolls it all back, as when a disk fills up or a server
-refuses writes.  :class:`Harness` runs a :class:`~runtime.service.TableService`
-on it with a notifier that records what Discord would show, and compares
-the tables in memory with what a fresh process restores from the database.
+refuses writes; or they lose their connection during COMMIT.
+:class:`Harness` runs a :class:`~runtime.service.TableService` on it with a
+notifier that records what Discord would show, and compares the tables in
+memory with what a fresh process restores from the database.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from runtime.settings import Settings
 from runtime.state import TableState
 from runtime.steps import owner_of
 from runtime.store import Store
+from tests.db.dbtest_support import connection_lost_at_commit
 from tienlen import Combo
 from tienlen.table import Phase
 
@@ -36,14 +38,18 @@ START = 1_000
 
 
 class FaultyDatabase(db.Database):
-    """A database whose writes of the kinds in ``failing`` fail (and roll back), and
-    whose writes of the kinds in ``lying`` are stored but answered with a failure
-    (a connection lost while COMMIT was answered)."""
+    """A database whose writes of the kinds in ``failing`` fail (and roll back),
+    whose writes of the kinds in ``lying`` are stored but answered with an
+    ordinary failure (as if nothing was stored), and whose writes of the kinds
+    in ``lost`` lose their connection during COMMIT, after the server
+    committed them when ``lost_landed`` (else before)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.failing: set[str] = set()
         self.lying: set[str] = set()
+        self.lost: set[str] = set()
+        self.lost_landed = True
         self.refused = 0
 
     def _fails(self, kinds: Iterable[str]) -> bool:
@@ -61,6 +67,10 @@ class FaultyDatabase(db.Database):
         if self.lying & kinds:
             await super().hot_write(body, *args)
             self._refuse()
+        if self.lost & kinds:
+            self.refused += 1
+            with connection_lost_at_commit(landed=self.lost_landed):
+                return await super().hot_write(body, *args)
         if not self._fails(kinds):
             return await super().hot_write(body, *args)
 

@@ -351,3 +351,73 @@ async def test_a_summary_never_posted_before_a_restart_is_posted_after_it(tmp_pa
         assert third.notifier.summaries == []  # posted once
     finally:
         await third.close()
+
+
+def _lose_commits(harness: Harness, kinds: set[str], *, landed: bool) -> None:
+    harness.database.lost, harness.database.lost_landed = kinds, landed
+
+
+@pytest.mark.parametrize("landed", [True, False], ids=["committed", "rolled-back"])
+async def test_a_move_whose_commit_lost_its_connection(make_any_harness, landed) -> None:
+    """The table is read back at once: the move stands when it was stored
+    (answered as made, and shown), else it fails as in an outage."""
+    harness = await make_any_harness()
+    users = await harness.open_table(humans=3)
+    service = harness.service
+    await service.start_game(CHANNEL, users[0])
+    await harness.play_lowest()
+    actions = len(harness.state().table.game.actions)
+    _, user = harness.on_turn()
+    await service.flush()
+    shown = len(harness.notifier.snapshots)
+    _lose_commits(harness, {"action"}, landed=landed)
+    if landed:
+        hand = await service.play(CHANNEL, user, harness.lowest_play())
+        assert hand.version == actions + 1
+    else:
+        with pytest.raises(Unavailable):
+            await service.play(CHANNEL, user, harness.lowest_play())
+    assert harness.database.refused == 1
+    _lose_commits(harness, set(), landed=True)
+    assert len(harness.state().table.game.actions) == actions + (1 if landed else 0)
+    await harness.assert_memory_is_the_database()
+    assert_one_owner(service)
+    await service.flush()
+    assert (len(harness.notifier.snapshots) > shown) == landed
+    await harness.play_lowest()  # the next move starts from what was stored
+    await harness.assert_memory_is_the_database()
+
+
+@pytest.mark.parametrize("landed", [True, False], ids=["committed", "rolled-back"])
+async def test_a_deal_whose_commit_lost_its_connection(make_any_harness, landed) -> None:
+    """What only the store knew (the new game's id) comes from reading it back."""
+    harness = await make_any_harness()
+    users = await harness.open_table(humans=2)
+    _lose_commits(harness, {"game"}, landed=landed)
+    if landed:
+        await harness.service.start_game(CHANNEL, users[0])
+    else:
+        with pytest.raises(Unavailable):
+            await harness.service.start_game(CHANNEL, users[0])
+    _lose_commits(harness, set(), landed=True)
+    running = [game.id for game in await db.unfinished_games(harness.database)]
+    assert running == ([harness.state().table.game_id] if landed else [])
+    assert harness.state().table.phase is (Phase.PLAYING if landed else Phase.LOBBY)
+    await harness.assert_memory_is_the_database()
+    assert_one_owner(harness.service)
+
+
+async def test_the_last_move_whose_commit_lost_its_connection_is_paid_once(make_any_harness) -> None:
+    harness = await make_any_harness()
+    users = await harness.open_table(humans=2)
+    await harness.service.start_game(CHANNEL, users[0])
+    user, play = await harness.up_to_the_last_play()
+    before = await harness.chips()
+    _lose_commits(harness, {"settlement"}, landed=True)
+    await harness.service.play(CHANNEL, user, play)
+    _lose_commits(harness, set(), landed=True)
+    await wait_until(lambda: harness.state().table.phase is Phase.BETWEEN)
+    await harness.assert_memory_is_the_database()
+    after = await harness.chips()
+    assert after != before and sum(after.values()) == sum(before.values())
+    await wait_until(lambda: len(harness.notifier.summaries) == 1)
