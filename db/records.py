@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tienlen.ratings import PROVISIONAL_GAMES
+
 
 class Reason(StrEnum):
     """Why a ledger entry changed a balance."""
@@ -252,7 +254,11 @@ class RatingChange:
 @dataclass(frozen=True)
 class PlayerRating:
     """A player's rating in a guild: the belief, the best shown so far, and the rank
-    in its list (the established players', or the provisional ones' apart)."""
+    in its list (the established players', or the provisional ones' apart).
+
+    A provisional player's rank is among the provisional players, as the
+    rating board lists them: the place they see there, not one behind every
+    established player."""
 
     guild_id: int
     user_id: int
@@ -261,6 +267,11 @@ class PlayerRating:
     games: int
     peak: int
     rank: int
+
+    @property
+    def provisional(self) -> bool:
+        """Fewer rated games than an established rating needs: its rank is in the provisional list."""
+        return self.games < PROVISIONAL_GAMES
 
 
 @dataclass(frozen=True)

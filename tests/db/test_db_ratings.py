@@ -91,6 +91,33 @@ async def test_boards_list_provisional_players_apart(db: Database, make_accounts
     assert all(game.balance_after is not None for game in history)
 
 
+async def test_a_provisional_player_has_a_rank_among_the_provisional_ones(
+    db: Database, make_accounts, make_game
+) -> None:
+    """/tienlen stats shows rating, rank and peak for everybody: a player with
+    fewer than ten rated games ranks among the provisional players (their
+    place on the board's provisional list), marked provisional."""
+    await make_accounts(1, 2, 3, 4, 5)
+    for _ in range(10):
+        await settle(db, await make_game([human(1), human(2)]), [0, 1])  # 1 and 2: established
+    await settle(db, await make_game([human(3), human(4)]), [0, 1])
+    await settle(db, await make_game([human(5), human(4)]), [0, 1])
+    board = await dblayer.rating_board(db, GUILD, caller_id=None)
+    provisional = {row.user_id: row.rank for row in board.provisional}
+    assert set(provisional) == {3, 4, 5}
+    for user in (3, 4, 5):
+        rating = await dblayer.player_rating(db, GUILD, user)
+        assert rating.provisional and rating.games < 10
+        assert rating.rank == provisional[user]  # not behind the established players
+        assert rating.peak >= Rating(rating.mu, rating.sigma).shown
+    established = {row.user_id: row.rank for row in board.rows}
+    for user in (1, 2):
+        rating = await dblayer.player_rating(db, GUILD, user)
+        assert not rating.provisional and rating.rank == established[user]
+    caller = (await dblayer.rating_board(db, GUILD, caller_id=4)).caller
+    assert caller.rank == (await dblayer.player_rating(db, GUILD, 4)).rank
+
+
 async def test_the_backfill_rates_old_games_as_live_play_did(db: Database, make_accounts, make_game) -> None:
     await make_accounts(1, 2, 3)
     orders = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1]]
