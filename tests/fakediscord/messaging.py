@@ -71,6 +71,7 @@ def edit_message(world: World, message: Message, data: dict, uploads: list[Uploa
     # Filling in a deferred "thinking" message is what ends the loading state.
     message.flags &= ~LOADING
     message.edited_at = utcnow()
+    message.edit_times.append(message.edited_at)
     message.record_revision()
     return message
 

@@ -232,6 +232,8 @@ class Message:
     interaction_metadata: Optional[dict] = None
     created_at: dt.datetime = field(default_factory=utcnow)
     edited_at: Optional[dt.datetime] = None
+    edit_times: list[dt.datetime] = field(default_factory=list)
+    """When each edit was applied (tests of the one-hour edit limit)."""
     deleted: bool = False
     # Snapshots of every state the message had, oldest first, current last.
     revisions: list[dict] = field(default_factory=list)
