@@ -24,11 +24,11 @@ import db
 from cogs.admin_cog import AdminCog
 from cogs.chips_cog import ChipsCog
 from cogs.cluster_routing import InteractionRouter
-from cogs.rest_budget import ChannelBudget, GlobalPace, rest_trace
+from cogs.delivery import Delivery
+from cogs.delivery.limits import ChannelBudget, EditLimits, GlobalPace, rest_trace
 from cogs.components import component_handlers
 from cogs.custom_ids import TEMPLATES
-from cogs.messenger import Messenger
-from cogs.replies import fail, lang_of, reply
+from cogs.delivery.answers import fail, lang_of, reply
 from cogs.tienlen_cog import TienLenCog
 from cogs.translator import CatalogueTranslator
 from i18n import t
@@ -69,8 +69,11 @@ class TienLenBot(commands.AutoShardedBot):
         self.metrics = Metrics()
         self.router: InteractionRouter | None = None
         self.budget = ChannelBudget()
+        self.edit_limits = EditLimits()
+        logging.getLogger("discord.http").addFilter(self.edit_limits.filter)
         pace = GlobalPace(settings.rest_requests_per_second) if settings.rest_requests_per_second else None
-        options.setdefault("http_trace", rest_trace(self.metrics, self.budget, self._first_answer, pace))
+        options.setdefault("http_trace", rest_trace(self.metrics, self.budget, self._first_answer, pace,
+                                                    edit_limits=self.edit_limits))
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options)
         self.settings = settings
         self.sync_globally = sync_globally
@@ -78,7 +81,8 @@ class TienLenBot(commands.AutoShardedBot):
         self.tables: TableService | None = None
         self.cluster: ClusterMember | None = None
         self.lost_slot = False
-        self.messenger = Messenger(self, edit_interval=settings.table_edit_interval, budget=self.budget)
+        self.delivery = Delivery(self, edit_interval=settings.table_edit_interval, budget=self.budget,
+                                 edit_limits=self.edit_limits)
 
     async def setup_hook(self) -> None:
         self._watch()
@@ -95,10 +99,10 @@ class TienLenBot(commands.AutoShardedBot):
             except (OSError, asyncpg.PostgresError) as error:
                 raise db.SchemaError(f"cannot hold a cluster slot in PostgreSQL: {error}") from error
         owns = self.cluster.owns_guild if self.cluster is not None else None
-        self.tables = TableService(self.database, self.settings, notifier=self.messenger, owns_guild=owns)
-        self.messenger.tables = self.tables
+        self.tables = TableService(self.database, self.settings, notifier=self.delivery, owns_guild=owns)
+        self.delivery.tables = self.tables
         await self.tree.set_translator(CatalogueTranslator())
-        game_cog = TienLenCog(self.tables, self.messenger)
+        game_cog = TienLenCog(self.tables, self.delivery)
         await self.add_cog(game_cog)
         await self.add_cog(ChipsCog(self.tables))
         admin_cog = AdminCog(self.tables)
@@ -191,7 +195,7 @@ class TienLenBot(commands.AutoShardedBot):
             self.cluster.stopping()
         if self.tables is not None:
             await self.tables.close()
-        await self.messenger.close()
+        await self.delivery.close()
         if self.cluster is not None:
             await self.cluster.close()
         if self.database is not None:
@@ -208,7 +212,10 @@ def _on_message(message: discord.Message | None, custom_id: str) -> bool:
         component = stack.pop()
         if getattr(component, "custom_id", None) == custom_id:
             return True
-        stack.extend(getattr(component, "children", []))
+        stack.extend(getattr(component, "children", None) or [])
+        accessory = getattr(component, "accessory", None)  # a Components V2 section's button
+        if accessory is not None:
+            stack.append(accessory)
     return False
 
 

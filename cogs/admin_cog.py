@@ -21,9 +21,8 @@ from discord.ext import commands
 
 import db
 from cogs import inputs
-from cogs.presenter import COLOUR, rules_title
-from cogs.replies import fail, guild_only, lang_of, reply, within
-from cogs.views import reset_view
+from cogs.delivery.answers import edit_own, fail, guild_only, lang_of, reply, within
+from cogs.layouts.admin import SETTING_COLUMNS, reset_layout, settings_layout
 from i18n import number, t
 from tienlen import RULESETS
 
@@ -121,9 +120,7 @@ class AdminCog(commands.Cog, name="AdminCog"):
             history = await within(interaction, db.recent_setting_changes(self.tables.db, guild_id, CHANGES_SHOWN))
         except Exception as error:
             return await fail(interaction, error)
-        lang = lang_of(interaction)
-        text = t(lang, "admin.saved") if changes else None
-        await reply(interaction, text, embed=settings_embed(server, history, lang))
+        await reply(interaction, layout=settings_layout(server, history, lang_of(interaction), saved=bool(changes)))
 
     def _changes(self, server: "ServerSettings", **given: Any) -> dict[str, Any]:
         """The stored columns to change (None: back to the default), each option checked."""
@@ -163,7 +160,7 @@ class AdminCog(commands.Cog, name="AdminCog"):
             changes["table_channels"] = sorted(channels) or None
         restore = inputs.restorable(given["restore"])
         if restore is not None:
-            changes[_COLUMNS[restore]] = None
+            changes[SETTING_COLUMNS[restore]] = None
         return changes
 
     @settings.autocomplete("timezone")
@@ -188,8 +185,8 @@ class AdminCog(commands.Cog, name="AdminCog"):
         except Exception as error:
             return await fail(interaction, error)
         lang = lang_of(interaction)
-        await reply(interaction, t(lang, "admin.reset_confirm", amount=number(server.starting_chips, lang)),
-                    view=reset_view(interaction.id, lang))
+        await reply(interaction, layout=reset_layout(
+            lang, t(lang, "admin.reset_confirm", amount=number(server.starting_chips, lang)), request_id=interaction.id))
 
     async def on_admin_button(self, interaction: discord.Interaction, action: str, request_id: int) -> None:
         """The confirmation of a reset: done once (its key is the request), by an admin, while it is fresh."""
@@ -199,9 +196,9 @@ class AdminCog(commands.Cog, name="AdminCog"):
         guild_id = interaction.guild_id
         assert guild_id is not None
         if action == "keep":
-            return await interaction.response.edit_message(content=t(lang, "admin.reset_cancelled"), view=None)
+            return await edit_own(interaction, layout=reset_layout(lang, t(lang, "admin.reset_cancelled")))
         if discord.utils.utcnow() - discord.utils.snowflake_time(request_id) > CONFIRM_FOR:
-            return await interaction.response.edit_message(content=t(lang, "admin.reset_expired"), view=None)
+            return await edit_own(interaction, layout=reset_layout(lang, t(lang, "admin.reset_expired")))
         try:
             server = await within(interaction, self.tables.server(guild_id), update=True)
             changed = await within(interaction, db.reset_balances(
@@ -210,58 +207,4 @@ class AdminCog(commands.Cog, name="AdminCog"):
         except Exception as error:
             return await fail(interaction, error)
         text = t(lang, "admin.reset_done", amount=number(server.starting_chips, lang), count=changed)
-        if interaction.response.is_done():
-            await interaction.edit_original_response(content=text, view=None)
-        else:
-            await interaction.response.edit_message(content=text, view=None)
-
-
-_COLUMNS = {"starting_chips": "starting_chips", "daily_chips": "daily_chips", "timezone": "timezone",
-            "rules": "default_rules", "bet": "default_bet", "turn_seconds": "default_turn_seconds",
-            "language": "locale", "ai_seats": "ai_allowed", "channels": "table_channels",
-            "account_days": "daily_min_account_days", "ranked_only": "ranked_only"}
-"""Option name → the stored setting it changes."""
-
-
-def settings_embed(server: "ServerSettings", history: list[db.SettingChange], lang: str) -> discord.Embed:
-    """The server's settings, which of them are the bot's defaults, and the last changes."""
-    embed = discord.Embed(title=t(lang, "admin.title"), colour=COLOUR, description=t(lang, "admin.applies"))
-    for name, value in _shown_settings(server, lang):
-        chosen = _COLUMN_OF_FIELD.get(name, name) in server.chosen
-        mark = "" if chosen else " · " + t(lang, "admin.default")
-        embed.add_field(name=t(lang, f"setting.{name}"), value=f"{value}{mark}"[:1024], inline=True)
-    lines = [t(lang, "admin.change_line", user=f"<@{change.user_id}>", setting=_setting_label(change.name, lang),
-               when=f"<t:{int(change.created_at.timestamp())}:R>") for change in history]
-    embed.add_field(name=t(lang, "admin.changes_title"), value="\n".join(lines) or t(lang, "admin.no_changes"),
-                    inline=False)
-    return embed
-
-
-_COLUMN_OF_FIELD = {"language": "table_language", "channels": "table_channels", "ai_seats": "ai_allowed",
-                    "account_days": "daily_min_account_days", "rules": "default_rules", "bet": "default_bet",
-                    "turn_seconds": "default_turn_seconds"}
-_FIELD_OF_COLUMN = {column: option for option, column in _COLUMNS.items()}
-
-
-def _setting_label(column: str, lang: str) -> str:
-    return t(lang, f"setting.{_FIELD_OF_COLUMN.get(column, column)}")
-
-
-def _shown_settings(server: "ServerSettings", lang: str) -> list[tuple[str, str]]:
-    on_off = {True: t(lang, "admin.on"), False: t(lang, "admin.off")}
-    turn = (t(lang, "admin.preset_turn") if server.default_turn_seconds is None
-            else t(lang, "count.seconds", count=server.default_turn_seconds))
-    return [
-        ("starting_chips", number(server.starting_chips, lang)),
-        ("daily_chips", number(server.daily_chips, lang) if server.daily_chips else on_off[False]),
-        ("timezone", server.timezone),
-        ("rules", rules_title(server.default_rules, lang)),
-        ("bet", number(server.default_bet, lang)),
-        ("turn_seconds", turn),
-        ("language", t(lang, f"choice.{server.table_language or 'auto'}")),
-        ("ai_seats", on_off[server.ai_allowed]),
-        ("channels", " ".join(f"<#{channel}>" for channel in server.table_channels) or t(lang, "admin.all")),
-        ("account_days", t(lang, "count.days", count=server.daily_min_account_days)),
-        ("ranked_only", on_off[server.ranked_only]),
-    ]
-
+        await edit_own(interaction, layout=reset_layout(lang, text))

@@ -12,8 +12,8 @@ from discord.ext import commands
 
 import db
 from cogs import inputs
-from cogs.replies import fail, guild_only, lang_of, reply, send_public, within
-from cogs.stats_pages import leaderboard_embed, rating_board_embed
+from cogs.delivery.answers import fail, guild_only, lang_of, reply, send_public, within
+from cogs.layouts.stats import leaderboard_layout, rating_board_layout
 from i18n import number, t
 
 if TYPE_CHECKING:
@@ -90,14 +90,14 @@ class ChipsCog(commands.Cog, name="ChipsCog"):
             if order == "rating":
                 ratings = await within(interaction, db.rating_board(
                     self.db, interaction.guild_id, caller_id=interaction.user.id))  # type: ignore[arg-type]
-                embed = rating_board_embed(ratings, lang, interaction.user.id)
+                layout = rating_board_layout(ratings, lang, interaction.user.id)
             else:
                 board = await within(interaction, db.leaderboard(
                     self.db, interaction.guild_id, by=order, caller_id=interaction.user.id))  # type: ignore[arg-type]
-                embed = leaderboard_embed(board, order, lang, interaction.user.id)
+                layout = leaderboard_layout(board, order, lang, interaction.user.id)
         except Exception as error:
             return await fail(interaction, error)
-        await send_public(interaction, embed=embed)
+        await send_public(interaction, view=layout)
 
 
 def account_days(user: discord.abc.User, now: datetime.datetime | None = None) -> int:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import discord
 
 import db
-from cogs.replies import lang_of, reply
+from cogs.delivery.answers import lang_of, reply
 from i18n import t
 from runtime.metrics import Metrics
 

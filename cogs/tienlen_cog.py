@@ -2,8 +2,9 @@
 
 Each handler reads the interaction (who, where, which language), calls one
 :class:`runtime.service.TableService` coroutine, and formats the result.  No
-rule is decided here and no database session is held; the public table
-message is refreshed by the :class:`cogs.messenger.Messenger`.
+rule is decided here and no database session is held; what it shows goes
+through :class:`cogs.delivery.Delivery` (the table message, hands) or
+:mod:`cogs.delivery.answers` (a reply), built by :mod:`cogs.layouts`.
 """
 
 from __future__ import annotations
@@ -17,19 +18,19 @@ from discord.app_commands import Choice, locale_str
 from discord.ext import commands
 
 import db
-from cogs.views import table_view
-from cogs.hand_message import hand_message
-from cogs.messenger import Messenger
-from cogs.presenter import combo_name, table_embed
 from cogs import inputs
-from cogs.replies import defer, edit_own, fail, guild_only, lang_of, reply, send_public, within
-from cogs.rules_pages import rules_message, table_rules
+from cogs.delivery import Delivery
+from cogs.delivery.answers import edit_own, fail, guild_only, lang_of, reply, send_public, within
+from cogs.delivery.pictures import drawn
+from cogs.layouts.rules import rules_layout, table_rules
+from cogs.layouts.words import combo_name
 from i18n import language_of, number, t
 from runtime.snapshot import HandSnapshot
 from tienlen import RULESETS, IllegalPlayError, format_cards
 from tienlen.table import Phase, TableError
 
 if TYPE_CHECKING:
+    from cogs.layouts.stats import Profile
     from runtime.service import TableService
 
 log = logging.getLogger(__name__)
@@ -69,9 +70,9 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     tienlen = app_commands.Group(name="tienlen", description=_ls("Play Tiến lên at this channel's table", "cmd.tienlen"),
                                  guild_only=True)
 
-    def __init__(self, tables: "TableService", messenger: Messenger) -> None:
+    def __init__(self, tables: "TableService", delivery: Delivery) -> None:
         self.tables = tables
-        self.messenger = messenger
+        self.delivery = delivery
 
     # ------------------------------------------------------------ helpers
     @staticmethod
@@ -85,37 +86,13 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         await self.tables.note_locale(channel_id, interaction.user.id, str(interaction.locale))
 
     async def _dm_notice(self, interaction: discord.Interaction, channel_id: int) -> None:
-        if self.messenger.take_dm_notice(channel_id, interaction.user.id):
-            await reply(interaction, t(lang_of(interaction), "hand.dms_closed"))
+        notice = self.delivery.dm_notice(interaction, channel_id)
+        if notice is not None:
+            await reply(interaction, notice)
 
     async def _show_hand(self, interaction: discord.Interaction, hand: HandSnapshot, *, update: bool,
                          notice: str | None = None) -> None:
-        """Answer with the player's hand: the message pressed (``update``) or a new ephemeral one.
-
-        The refresh after the next move may already be on its way; the messenger
-        lets it finish first and this answer shows the newest view."""
-        lang = lang_of(interaction)
-        user_id = interaction.user.id
-        in_dm = update and interaction.guild_id is None  # else an ephemeral view in the channel
-        async with self.messenger.showing_hand(hand.channel_id, user_id, lambda: defer(interaction, update=update),
-                                               in_dm=in_dm):
-            hand = self.messenger.newest_hand(user_id, hand)
-            message = await hand_message(hand, lang, notice=notice)
-            if not update:
-                return self._remember_ephemeral(interaction, hand, await reply(interaction, **message))
-            await edit_own(interaction, **message)
-            if in_dm and interaction.message is not None:
-                self.messenger.remember_dm(hand.channel_id, user_id, interaction.message, hand)
-            elif interaction.message is not None:
-                self.messenger.remember_ephemeral(interaction, hand, lang=lang, message_id=interaction.message.id)
-
-    def _remember_ephemeral(self, interaction: discord.Interaction, hand: HandSnapshot, sent: Any) -> None:
-        """Hand the new ephemeral hand message to the messenger, which keeps it current."""
-        if isinstance(sent, discord.InteractionCallbackResponse):
-            self.messenger.remember_ephemeral(interaction, hand, lang=lang_of(interaction), message_id=sent.message_id)
-        elif isinstance(sent, discord.WebhookMessage):
-            self.messenger.remember_ephemeral(interaction, hand, lang=lang_of(interaction), message_id=sent.id,
-                                              original=False)
+        await self.delivery.answer_hand(interaction, hand, update=update, notice=notice)
 
     # ------------------------------------------------------------- lobby
     @tienlen.command(name="create", description=_ls("Open a table in this channel", "cmd.create"))
@@ -134,16 +111,12 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         try:
             options = self._checked_options(rules, bet, turn_seconds)
             options["ranked"] = inputs.flag(ranked) if ranked is not None else False
-            snapshot = await within(interaction, self.tables.create_table(
+            await self.delivery.open_table(interaction, within(interaction, self.tables.create_table(
                 channel_id=interaction.channel_id,  # type: ignore[arg-type]
                 guild_id=interaction.guild_id,  # type: ignore[arg-type]
-                **self._player(interaction), **options))
+                **self._player(interaction), **options)))
         except Exception as error:
             return await fail(interaction, error)
-        lang = self.messenger.public_lang(snapshot.guild_id, snapshot.language)
-        message = await send_public(interaction, embed=table_embed(snapshot, lang), view=table_view(snapshot, lang))
-        if message is not None:
-            await self.tables.set_message(snapshot.channel_id, message.id)
 
     def _checked_options(self, rules: str | None, bet: Any, turn_seconds: Any) -> dict[str, Any]:
         """The table options of /tienlen create and /tienlen config, checked."""
@@ -215,12 +188,13 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _after_deal(self, interaction: discord.Interaction, channel_id: int, key: str) -> None:
         lang = lang_of(interaction)
-        if self.messenger.take_dm_notice(channel_id, interaction.user.id):
+        notice = self.delivery.dm_notice(interaction, channel_id)
+        if notice is not None:
             try:
                 hand = self.tables.hand(channel_id, interaction.user.id)
             except TableError:
                 return await reply(interaction, t(lang, key))
-            return await self._show_hand(interaction, hand, update=False, notice=t(lang, "hand.dms_closed"))
+            return await self._show_hand(interaction, hand, update=False, notice=notice)
         await reply(interaction, t(lang, key))
 
     @tienlen.command(name="end", description=_ls("Close the table (host or server manager)", "cmd.end"))
@@ -329,7 +303,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             return await reply(interaction, t(lang, "reply.spectator"))
         await self._note_locale(interaction, channel_id)
         hand = self.tables.hand(channel_id, interaction.user.id)
-        notice = t(lang, "hand.dms_closed") if self.messenger.take_dm_notice(channel_id, interaction.user.id) else None
+        notice = self.delivery.dm_notice(interaction, channel_id)
         await self._show_hand(interaction, hand, update=False, notice=notice)
 
     # ---------------------------------------------------------------- help
@@ -349,28 +323,27 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             rules, source = table_rules(table), f"table-{table.channel_id}"
         else:
             rules, source = RULESETS["mien-nam"], "mien-nam"
-        embed, view = rules_message(rules, source, 0, lang)
-        await reply(interaction, embed=embed, view=view)
+        await reply(interaction, layout=rules_layout(rules, source, 0, lang))
 
     @tienlen.command(name="history", description=_ls("The last games at this channel's table", "cmd.history"))
     async def history(self, interaction: discord.Interaction) -> None:
         if not await guild_only(interaction):
             return
-        from cogs.stats_pages import history_embed
+        from cogs.layouts.stats import history_layout
 
         try:
             games = await within(interaction, db.recent_games(
                 self.tables.db, interaction.guild_id, interaction.channel_id, limit=10))  # type: ignore[arg-type]
         except Exception as error:
             return await fail(interaction, error)
-        await reply(interaction, embed=history_embed(games, lang_of(interaction)))
+        await reply(interaction, layout=history_layout(games, lang_of(interaction)))
 
     @tienlen.command(name="stats", description=_ls("Games, wins, chips and chops of a player", "cmd.stats"))
     @app_commands.describe(user=_ls("Whose stats (default: you)", "arg.user"))
     async def stats(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
         if not await guild_only(interaction):
             return
-        from cogs.stats_pages import stats_embed
+        from cogs.layouts.stats import stats_layout
 
         target = user or interaction.user
         guild_id = interaction.guild_id
@@ -380,7 +353,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
             rating = await within(interaction, db.player_rating(self.tables.db, guild_id, target.id))
         except Exception as error:
             return await fail(interaction, error)
-        await reply(interaction, embed=stats_embed(stats, target.display_name, lang_of(interaction), rating))
+        await reply(interaction, layout=stats_layout(stats, target.display_name, lang_of(interaction), rating))
 
     @tienlen.command(name="replay", description=_ls("Step through a finished game, move by move", "cmd.replay"))
     @app_commands.describe(game=_ls("Which game (default: the last one here)", "arg.game"))
@@ -399,21 +372,24 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
 
     async def _replay_message(self, guild_id: int, game_id: int | None, step: int, lang: str, *,
                               channel_id: int | None = None, action: str = "open",
-                              shared: bool = False) -> dict[str, Any]:
-        """The replay message of game ``game_id`` (None: the channel's last) after ``action`` from ``step``."""
-        from cogs.replay_pages import replay_message, target_step
+                              shared_by: str | None = None) -> dict[str, Any]:
+        """The replay message (layout and picture) of game ``game_id`` (None: the channel's last)
+        after ``action`` from ``step``; ``shared_by``: the public copy's line."""
+        from cogs.layouts.replay import REPLAY_IMAGE, replay_layout, replay_picture, target_step
 
         replays = self.tables.replays
         game = await (replays.game(guild_id, game_id) if game_id is not None
                       else replays.latest(guild_id, channel_id or 0))
-        return await replay_message(game, target_step(game, action, step), lang, shared=shared)
+        shown = target_step(game, action, step)
+        picture = await drawn(REPLAY_IMAGE, lambda: replay_picture(game, shown, lang))
+        return {"layout": replay_layout(game, shown, lang, shared_by=shared_by), "files": [picture]}
 
     @replay.autocomplete("game")
     async def replay_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[int]]:
         """The caller's last finished games on this server, newest first."""
         if interaction.guild_id is None:
             return []
-        from cogs.replay_pages import game_choices
+        from cogs.layouts.replay import game_choices
 
         games = await db.player_games(self.tables.db, interaction.guild_id, interaction.user.id, limit=25)
         server = await self.tables.server(interaction.guild_id)
@@ -425,17 +401,18 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
     async def profile(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
         if not await guild_only(interaction):
             return
-        from cogs.stats_pages import profile_message
+        from cogs.layouts.stats import PROFILE_IMAGE, profile_layout, profile_picture
 
         target = user or interaction.user
         guild_id = interaction.guild_id
         assert guild_id is not None
+        lang = lang_of(interaction)
         try:
-            message = await within(interaction, profile_message(self.tables.db, guild_id, target.id,
-                                                                target.display_name, lang_of(interaction)))
+            profile = await within(interaction, _read_profile(self.tables.db, guild_id, target.id, target.display_name))
+            picture = await within(interaction, drawn(PROFILE_IMAGE, lambda: profile_picture(profile, lang)))
         except Exception as error:
             return await fail(interaction, error)
-        await reply(interaction, **message)
+        await reply(interaction, layout=profile_layout(profile, lang), files=[picture])
 
     # ---------------------------------------------------------- components
     # (cogs.components hands every click here: this cog is their Controls)
@@ -449,12 +426,11 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         lang = lang_of(interaction)
         try:
             if action == "share":  # in public, in the server's language
-                public = self.messenger.public_lang(guild_id)
+                public = self.delivery.public_lang(guild_id)
+                line = t(public, "replay.shared", name=interaction.user.display_name[:32], step=step, number=game_id)
                 message = await within(interaction, self._replay_message(guild_id, game_id, step, public,
-                                                                         action=action, shared=True))
-                message["content"] = t(public, "replay.shared", name=interaction.user.display_name[:32],
-                                       step=step, number=game_id)
-                await send_public(interaction, **message)
+                                                                         action=action, shared_by=line))
+                await send_public(interaction, view=message["layout"], files=message["files"])
                 return
             if action == "open":
                 message = await within(interaction, self._replay_message(guild_id, game_id, step, lang))
@@ -473,8 +449,7 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         else:
             table = self.tables.table(int(source.split("-", 1)[1]))
             rules = table_rules(table) if table is not None else RULESETS["mien-nam"]
-        embed, view = rules_message(rules, source, page, lang_of(interaction))
-        await interaction.response.edit_message(embed=embed, view=view)
+        await edit_own(interaction, layout=rules_layout(rules, source, page, lang_of(interaction)))
 
     async def on_table_button(self, interaction: discord.Interaction, action: str, channel_id: int) -> None:
         """A button on the public table message."""
@@ -538,5 +513,19 @@ class TienLenCog(commands.Cog, name="TienLenCog"):
         if from_dm and action not in ("cards", "clear"):
             # The move was answered in the DM, so the runtime did not refresh this
             # player's hand; an ephemeral view of it in the channel follows here.
-            await self.messenger.refresh_ephemeral(interaction.user.id, hand)
+            await self.delivery.refresh_ephemeral(interaction.user.id, hand)
         await self._dm_notice(interaction, channel_id)
+
+
+async def _read_profile(database: db.Database, guild_id: int, user_id: int, name: str) -> "Profile":
+    """What /tienlen profile shows of a player, from the database."""
+    from cogs.layouts.stats import PROFILE_GAMES, Profile
+    from tienlen.ratings import Rating
+
+    stats = await db.player_stats(database, guild_id, user_id)
+    rating = await db.player_rating(database, guild_id, user_id)
+    history = await db.rated_games(database, guild_id, user_id, limit=PROFILE_GAMES)
+    best = await db.best_game(database, guild_id, user_id)
+    return Profile(name=name, stats=stats, rating=rating,
+                   ratings=[Rating(mu=game.mu_after, sigma=game.sigma_after).shown for game in history],
+                   balances=[game.balance_after for game in history], best=best)

@@ -126,9 +126,22 @@ def test_no_cog_is_looked_up_by_name() -> None:
                 raise AssertionError(f"{name} looks {node.args[1].value!r} up on the bot by name")
 
 
-def test_incoming_handlers_and_outgoing_views_are_apart() -> None:
-    assert "cogs.views" not in internal("cogs.components") and "cogs.components" not in internal("cogs.views")
+def test_incoming_handlers_and_outgoing_layouts_are_apart() -> None:
+    layouts = [name for name in MODULES if name.startswith("cogs.layouts.")]
+    assert layouts
+    for name in layouts:
+        assert "cogs.components" not in internal(name)
+        assert not {module for module in internal("cogs.components") if module.startswith("cogs.layouts")}
     assert not _top(imports_of("cogs.components")) & {"runtime"}  # it parses and hands on, nothing else
+
+
+def test_layouts_are_pure() -> None:
+    """A layout is a function of a snapshot and a language: no delivery, no service, no database session."""
+    for name in [name for name in MODULES if name.startswith("cogs.layouts.")]:
+        inside = internal(name)
+        assert not {module for module in inside if module.startswith(("cogs.delivery", "runtime.service",
+                                                                       "runtime.store", "db.database"))}, name
+        assert "async def" not in MODULES[name].read_text(), f"{name} does I/O"
 
 
 def test_a_circle_would_be_found() -> None:
@@ -136,8 +149,8 @@ def test_a_circle_would_be_found() -> None:
     original = internal
 
     def with_circle(name: str) -> set[str]:
-        extra = {"cogs.presenter"} if name == "cogs.replies" else set()
-        extra |= {"cogs.replies"} if name == "cogs.presenter" else set()
+        extra = {"cogs.layouts.words"} if name == "cogs.delivery.answers" else set()
+        extra |= {"cogs.delivery.answers"} if name == "cogs.layouts.words" else set()
         return original(name) | extra
 
     globals()["internal"] = with_circle

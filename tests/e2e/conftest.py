@@ -9,6 +9,13 @@ import pytest
 from runtime.settings import Settings
 
 
+@pytest.fixture(autouse=True)
+def discord_refuses_new_pictures_in_webhook_edits(fake_discord):
+    """As bots report of Discord (discord-api-docs #7529): a webhook edit cannot bring in a
+    new picture by a media gallery; the bot must answer with a new message instead."""
+    fake_discord.webhook_media_quirk = True
+
+
 @pytest.fixture
 def settings(tmp_path, fake_discord):
     return Settings(

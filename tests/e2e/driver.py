@@ -17,6 +17,8 @@ from tienlen import RULESETS, classify
 from tests.fakediscord import FakeDiscord
 
 HAND_PREFIX = "tl:h:"
+TABLE_PREFIX = "tl:t:"
+TEXT_DISPLAY = 10
 YOUR_TURN = t("en", "hand.your_turn")
 
 
@@ -25,18 +27,56 @@ def baseline_key(combo: Any) -> tuple:
     return (combo.bomb is not None, combo.top, combo.size)
 
 
-def field_value(message: Any, name: str) -> str | None:
-    for embed in message.embeds:
-        for item in embed.get("fields", []):
-            if item.get("name") == name:
-                return item.get("value")
+def field_value(message: Any, name: str, *, prefix: bool = False) -> str | None:
+    """The text under the block titled ``name`` (a Components V2 text display "**name**\n…");
+    ``prefix``: a title that starts with ``name``."""
+    for component in message.walk_components():
+        if component.get("type") == TEXT_DISPLAY:
+            first, _, rest = component.get("content", "").partition("\n")
+            if first == f"**{name}**" or (prefix and first.startswith(f"**{name}")):
+                return rest
     return None
+
+
+def shown_text(message: Any) -> str:
+    """Everything a message's text displays say."""
+    return "\n".join(c.get("content", "") for c in message.walk_components() if c.get("type") == TEXT_DISPLAY)
+
+
+def heading_of(message: Any) -> str:
+    """A layout's title (its "## …" line)."""
+    for line in shown_text(message).splitlines():
+        if line.startswith("## "):
+            return line[3:]
+    return ""
+
+
+def footer_of(message: Any) -> str:
+    """A layout's small print (its "-# …" line)."""
+    for line in shown_text(message).splitlines():
+        if line.startswith("-# "):
+            return line[3:]
+    return ""
+
+
+def titled(fake: FakeDiscord, title: str, channel: Any = None) -> Any | None:
+    """The newest message (in ``channel``, default the fake's) whose layout is titled ``title``."""
+    return next((m for m in reversed(fake.messages(channel)) if heading_of(m) == title), None)
+
+
+def table_message(fake: FakeDiscord, channel: Any = None) -> Any | None:
+    """The channel's table message: the newest one with table buttons (a closed table's has
+    none left: then the newest that had them)."""
+    channel = channel or fake.channel
+    live = fake.latest_message(None, prefix=TABLE_PREFIX, channel=channel, where=lambda message: not message.ephemeral)
+    return live or fake.latest_message(None, channel=channel, where=lambda message: not message.ephemeral and any(
+        f"{TABLE_PREFIX}start:" in text or f"{TABLE_PREFIX}hand:" in text for text in message.revision_texts()))
 
 
 @dataclass
 class TableDriver:
     fake: FakeDiscord
-    table: Any  # the live table message
+    first_table: Any  # the table message when the driver started (each game gets a fresh one)
     rules_name: str = "mien-nam"
     players: list[Any] = field(default_factory=list)
     ephemeral_hands: dict[int, Any] = field(default_factory=dict)
@@ -46,8 +86,23 @@ class TableDriver:
     actions: int = 0
 
     @property
+    def table(self) -> Any:
+        """The live table message now (a fresh one for each deal and each result)."""
+        current = table_message(self.fake, self.first_table.channel)
+        if current is not None:
+            self.first_table = current
+        return self.first_table
+
+    def table_history(self) -> list[str]:
+        """``text()`` of every revision of every table message of this table (retired ones too), oldest first."""
+        messages = [m for m in self.fake.all_messages(include_deleted=True)
+                    if m.channel is self.first_table.channel and not m.ephemeral
+                    and any(TABLE_PREFIX in text for text in m.revision_texts())]
+        return [text for message in messages for text in message.revision_texts()]
+
+    @property
     def channel_id(self) -> int:
-        return self.fake.channel.id
+        return self.first_table.channel.id
 
     def custom_id(self, action: str) -> str:
         return f"tl:t:{action}:{self.channel_id}"
@@ -73,12 +128,17 @@ class TableDriver:
 
     def hand_message(self, user: Any) -> Any | None:
         if user.id in self.ephemeral_hands:
-            return self.ephemeral_hands[user.id]
+            known = self.ephemeral_hands[user.id]
+            if known is not None and known.deleted:  # replaced by a newer view (a new picture comes so)
+                newer = self.fake.latest_message(user, prefix=HAND_PREFIX,
+                                                 where=lambda m: m.ephemeral and not m.deleted)
+                self.ephemeral_hands[user.id] = known = newer or known
+            return known
         return self.fake.latest_with_component(user, HAND_PREFIX)
 
     def hand_says_turn(self, user: Any) -> bool:
         message = self.hand_message(user)
-        return message is not None and any(YOUR_TURN in (e.get("description") or "") for e in message.embeds)
+        return message is not None and YOUR_TURN in shown_text(message)
 
     # ------------------------------------------------------------- acting
     async def open_hand(self, user: Any) -> Any:
@@ -115,13 +175,13 @@ class TableDriver:
         lines = [f"table ({self.phase()}, turn: {self.turn_name()}): {self.table.text()!r}"]
         for user in self.players:
             message = self.hand_message(user)
-            shown = [embed.get("description") for embed in message.embeds] if message is not None else None
+            shown = shown_text(message) if message is not None else None
             lines.append(f"hand of {user.name}: {shown!r}")
         return "\n".join(lines)
 
     async def play_turn(self, user: Any) -> str:
         """One baseline move for ``user``: the lowest legal play, or pass."""
-        before = self.table.text()
+        before = self.table.text(), self.table.id
         message = self.hand_message(user)
         if user.id in self.ephemeral_hands and self.reopen_ephemeral:
             message = await self.open_hand(user)  # a fresh ephemeral view
@@ -138,7 +198,8 @@ class TableDriver:
             result = await self.fake.click(user, message, passing)
         if user.id in self.ephemeral_hands and result.message is not None:
             self.ephemeral_hands[user.id] = result.message
-        await self.fake.wait_for(lambda: self.table.text() != before, what="the table message to show the move")
+        await self.fake.wait_for(lambda: (self.table.text(), self.table.id) != before,
+                                 what="the table message to show the move")
         return "played" if quick else "passed"
 
     async def play_to_the_end(self, max_actions: int = 400) -> None:

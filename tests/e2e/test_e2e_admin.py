@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 import db
-from cogs.presenter import error_text
+from cogs.layouts.words import error_text
 from db.models import AccountRow, LedgerRow
 from i18n import t
 from tests.e2e.driver import TableDriver

@@ -8,7 +8,7 @@ import pytest
 
 import db
 from i18n import t
-from tests.e2e.driver import TableDriver
+from tests.e2e.driver import TableDriver, field_value, titled
 
 
 async def open_table(fake, players, rules_name, *, bet=10, ai=0):
@@ -27,13 +27,13 @@ async def open_table(fake, players, rules_name, *, bet=10, ai=0):
 
 
 def summary_message(fake):
-    title = t("en", "summary.title")
-    return next((m for m in reversed(fake.messages()) if any(e.get("title") == title for e in m.embeds)), None)
+    return titled(fake, t("en", "summary.title"))
 
 
 def chips_lines(message):
     """{name: (net, balance)} from the posted summary."""
-    chips = next(f["value"] for e in message.embeds for f in e.get("fields", []) if f["name"].startswith("Chips"))
+    chips = field_value(message, t("en", "summary.chips"), prefix=True)
+    assert chips is not None
     out = {}
     for line in chips.splitlines():
         match = re.match(r"(.+): ([+-][\d,]+) \(balance ([\d,]+)\)", line)

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 import db
 from cogs.inputs import ECHO_LIMIT
-from cogs.presenter import error_text
+from cogs.layouts.words import error_text
 from i18n import t
 from runtime import logs
 from tests.e2e.test_e2e_full_game import open_table
@@ -143,13 +143,13 @@ async def test_unknown_level_and_order_are_refused(fake_discord, start_bot, make
 
 async def test_refusals_stay_private_when_the_bot_is_busy(fake_discord, start_bot, make_bot, monkeypatch):
     """Twenty `/tienlen end` from a player who is not the host, at once, while the bot defers at once."""
-    import cogs.replies
+    import cogs.delivery.answers
 
     fake = fake_discord
     await start_bot(make_bot())
     alice, bob = fake.users[:2]
     await open_table(fake, [alice, bob], "mien-nam")
-    monkeypatch.setattr(cogs.replies, "BUSY", 0)  # as with many interactions in progress: defer at once
+    monkeypatch.setattr(cogs.delivery.answers, "BUSY", 0)  # as with many interactions in progress: defer at once
     results = await asyncio.gather(*(fake.slash(bob, "tienlen end") for _ in range(20)))
     for result in results:
         final = await result.wait_final() if result.deferred else result.message
@@ -159,10 +159,10 @@ async def test_refusals_stay_private_when_the_bot_is_busy(fake_discord, start_bo
 
 
 async def test_a_public_success_after_a_busy_deferral_is_public(fake_discord, start_bot, make_bot, monkeypatch):
-    import cogs.replies
+    import cogs.delivery.answers
 
     fake = fake_discord
-    monkeypatch.setattr(cogs.replies, "BUSY", 0)
+    monkeypatch.setattr(cogs.delivery.answers, "BUSY", 0)
     await start_bot(make_bot())
     created = await fake.slash(fake.users[0], "tienlen create")
     assert created.deferred and (await created.wait_final()).ephemeral_to is not None

@@ -14,12 +14,7 @@ from tienlen import Game
 from tienlen.cards import Card
 
 
-def field(message, name):
-    return next((f["value"] for e in message.embeds for f in e.get("fields", []) if f["name"] == name), None)
-
-
-def footer(message) -> str:
-    return message.embeds[0].get("footer", {}).get("text", "")
+from tests.e2e.driver import field_value as field, footer_of as footer, heading_of
 
 
 def replay_button(message, action):
@@ -51,7 +46,7 @@ async def test_four_people_rated_replayed_and_profiled(fake_discord, start_bot, 
     # /leaderboard ranks by rating by default; one game each: all provisional.
     board = await fake.slash(players[0], "leaderboard")
     posted = board.message if not board.ephemeral else (await board.wait_followups())[0]
-    assert t("en", "leaderboard.by_rating") in posted.embeds[0]["title"]
+    assert t("en", "leaderboard.by_rating") in heading_of(posted)
     provisional = field(posted, t("en", "leaderboard.provisional", games=10))
     assert all(f"<@{user.id}>" in provisional for user in players)
 
@@ -90,7 +85,7 @@ async def test_four_people_rated_replayed_and_profiled(fake_discord, start_bot, 
 
     # /tienlen stats shows the rating, its rank and the peak.
     stats = await fake.slash(players[0], "tienlen stats")
-    assert field(stats.message, t("en", "stats.peak")) is not None
+    assert f"**{t('en', 'stats.peak')}:**" in stats.message.text() and "(#" in stats.message.text()
 
 
 async def test_a_running_game_is_not_replayed(fake_discord, start_bot, make_bot):

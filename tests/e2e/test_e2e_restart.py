@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 import db
 from db.models import LedgerRow
 from i18n import t
+from tests.e2e.driver import heading_of
 from tests.e2e.test_e2e_full_game import open_table, summary_message
 from tienlen import Game
 
@@ -99,5 +100,5 @@ async def test_crash_between_the_paid_last_move_and_the_next_game_settles_once(
     await second_bot.close()
     await start_bot(third_bot)  # a second restart must not pay again
     await _check_settled_once(third_bot, fake, game_id, humans)
-    summaries = [m for m in fake.messages() if any(e.get("title") == t("en", "summary.title") for e in m.embeds)]
+    summaries = [m for m in fake.messages() if heading_of(m) == t("en", "summary.title")]
     assert len(summaries) == 1

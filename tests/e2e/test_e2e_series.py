@@ -127,7 +127,7 @@ async def test_join_leave_and_host_handover_between_games(fake_discord, start_bo
     ended = await fake.slash(alice, "tienlen end")
     assert not ended.ephemeral and t("en", "reply.session_tally") in ended.content
     assert bot.tables.table(driver.channel_id) is None
-    await fake.wait_for(lambda: bot.messenger.kept() == 0, what="nothing kept of the closed table and its players")
+    await fake.wait_for(lambda: bot.delivery.kept() == 0, what="nothing kept of the closed table and its players")
 
 
 async def test_every_human_ready_starts_the_next_game(fake_discord, start_bot, make_bot):

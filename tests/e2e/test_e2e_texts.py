@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from i18n import t
-from tests.e2e.driver import TableDriver, field_value
+from tests.e2e.driver import TableDriver, field_value, footer_of, shown_text, titled
 
 LANGS = ("en", "vi")
 
@@ -25,9 +25,7 @@ class BilingualDriver(TableDriver):
 
     def hand_says_turn(self, user) -> bool:
         message = self.hand_message(user)
-        return message is not None and any(
-            t(lang, "hand.your_turn") in (embed.get("description") or "") for embed in message.embeds for lang in LANGS
-        )
+        return message is not None and any(t(lang, "hand.your_turn") in shown_text(message) for lang in LANGS)
 
 
 def hand_buttons(message) -> set[str]:
@@ -43,7 +41,7 @@ async def test_a_game_read_in_english_and_vietnamese(fake_discord, start_bot, ma
 
     created = await fake.slash(alice, "tienlen create", rules="mien-nam", bet=10)
     table_message = created.message
-    footer = table_message.embeds[0]["footer"]["text"]
+    footer = footer_of(table_message)
     assert footer == t("en", "table.footer_lobby") and "0" not in footer  # not "Game 0"
     driver = BilingualDriver(fake, table_message, "mien-nam", players=[alice, bob])
     await fake.click(bob, table_message, driver.custom_id("join"))
@@ -85,12 +83,11 @@ async def test_a_game_read_in_english_and_vietnamese(fake_discord, start_bot, ma
     await driver.play_to_the_end()
     await fake.wait_for(lambda: driver.phase() == "between", what="the end of the game")
     title = t("en", "summary.title")
-    summary = await fake.wait_for(lambda: next((m for m in fake.messages() if any(
-        e.get("title") == title for e in m.embeds)), None), what="the summary")
+    summary = await fake.wait_for(lambda: titled(fake, title), what="the summary")
     text = summary.text()
     assert t("en", "summary.payments", chips=t("en", "count.chips", count=10)) in text  # 1 bet = 10 chips
     assert not re.search(r"\b1 bets\b|\b1 chips\b|\b1 cards\b|\b1 games\b", text + driver.table.text())
-    assert driver.table.embeds[0]["footer"]["text"] == t("en", "table.footer_between", number=1)
+    assert footer_of(driver.table) == t("en", "table.footer_between", number=1)
     assert t("en", "table.tally", games=1, count=1) in driver.table.text()  # "This session (1 game)"
 
 
@@ -102,7 +99,7 @@ async def test_a_vietnamese_server_reads_its_table_in_vietnamese(fake_discord, s
     await start_bot(make_bot())
     created = await fake.slash(alice, "tienlen create", rules="mien-bac", bet=1)
     table_message = created.message
-    assert table_message.embeds[0]["footer"]["text"] == t("vi", "table.footer_lobby")
+    assert footer_of(table_message) == t("vi", "table.footer_lobby")
     assert "Cược **1** chip" in table_message.text()
     driver = BilingualDriver(fake, table_message, "mien-bac", players=[alice, bob])
     driver.lang = "vi"

@@ -9,8 +9,11 @@ import re
 import discord
 import pytest
 
-from cogs.views import hand_view
-from cogs.presenter import event_line, hand_embed, summary_embed, table_embed
+from cogs.layouts.hand import hand_layout as hand_view, hand_lines
+from cogs.layouts.style import block_lines, texts as text_displays, walk
+from cogs.layouts.summary import summary_layout as summary_embed
+from cogs.layouts.table import table_layout as table_embed
+from cogs.layouts.words import event_line
 from i18n import t
 from runtime import snapshot
 from runtime.snapshot import TAKEN_OVER, Event, GameSummary, PaymentLine
@@ -47,22 +50,32 @@ def hand_of(table: Table, seat: int):
     return snapshot.hand_of(TableState(table=table), seat)
 
 
-def texts(embed) -> str:
-    data = embed.to_dict()
-    parts = [data.get("title", ""), data.get("description", ""), data.get("footer", {}).get("text", "")]
-    for item in data.get("fields", []):
-        parts += [item["name"], item["value"]]
-    return "\n".join(parts)
+def texts(layout) -> str:
+    """Every text of a layout (its text displays), one after the other."""
+    return "\n".join(item.content for item in text_displays(layout))
 
 
-def field(embed, name: str) -> str | None:
-    return next((item.value for item in embed.fields if item.name == name), None)
+def field(layout, name: str) -> str | None:
+    """The lines of the layout's block titled ``name``, as one text."""
+    lines = block_lines(layout, name)
+    return None if lines is None else "\n".join(lines)
+
+
+def footer_text(layout) -> str:
+    return next(item.content[3:] for item in text_displays(layout) if item.content.startswith("-# "))
+
+
+def hand_description(hand, lang: str) -> str:
+    return "\n".join(hand_lines(hand, lang))
+
+
+def hand_title(hand, lang: str) -> str:
+    return text_displays(hand_view(hand, lang))[0].content.splitlines()[0].removeprefix("## ")
 
 
 def buttons(view) -> dict[str, bool]:
     """action → disabled, for the hand buttons (tl:h:{action}:…)."""
-    items = [getattr(child, "item", child) for child in view.children]
-    return {item.custom_id.split(":")[2]: item.disabled for item in items
+    return {item.custom_id.split(":")[2]: item.disabled for item in walk(view)
             if isinstance(item, discord.ui.Button) and item.custom_id.startswith("tl:h:")}
 
 
@@ -131,10 +144,10 @@ def test_the_session_tally_counts_finished_games():
     table = table_with(2)
     table.games_played, table.tally = 1, {1: 10, 2: -10}
     between = table_embed(snapshot_of(table, version=1), "en")
-    assert any(item.name == "This session (1 game)" for item in between.fields)
+    assert field(between, "This session (1 game)") is not None
     start(table)
     playing = table_embed(snapshot_of(table, version=2), "en")  # game 2 under way, 1 finished
-    assert any(item.name == "This session (1 game)" for item in playing.fields)
+    assert field(playing, "This session (1 game)") is not None
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -168,10 +181,10 @@ def test_a_table_taken_over_in_a_cluster_does_not_only_say_restarted(lang):
 def test_a_new_table_is_a_lobby_not_game_zero(lang):
     table = table_with(1)
     embed = table_embed(snapshot_of(table, version=1), lang)
-    assert embed.footer.text == t(lang, "table.footer_lobby")
-    assert not re.search(r"\b0\b", embed.footer.text)
+    assert footer_text(embed) == t(lang, "table.footer_lobby")
+    assert not re.search(r"\b0\b", footer_text(embed))
     table.games_played = 2
-    assert table_embed(snapshot_of(table, version=2), lang).footer.text == t(lang, "table.footer_between", number=2)
+    assert footer_text(table_embed(snapshot_of(table, version=2), lang)) == t(lang, "table.footer_between", number=2)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -246,7 +259,7 @@ def test_a_new_round_mid_game_is_led_with_anything(lang):
 
 # ------------------------------------------------------------------ the hand
 def hand_text(table: Table, seat: int, lang: str) -> str:
-    return hand_embed(hand_of(table, seat), lang).description
+    return hand_description(hand_of(table, seat), lang)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -256,7 +269,7 @@ def test_the_leader_is_not_offered_pass_and_is_told_why(lang):
     hand = hand_of(table, 0)
     assert hand.is_turn and not hand.can_pass
     assert "pass" not in buttons(hand_view(hand, lang))
-    text = hand_embed(hand, lang).description
+    text = hand_description(hand, lang)
     assert t(lang, "hand.must_include", card="3♠") in text
 
     rules = table.rules
@@ -265,7 +278,7 @@ def test_the_leader_is_not_offered_pass_and_is_told_why(lang):
     game.pass_turn(0)  # Bao now leads a new round with anything
     leader = hand_of(table, 1)
     assert "pass" not in buttons(hand_view(leader, lang))
-    assert t(lang, "hand.lead") in hand_embed(leader, lang).description
+    assert t(lang, "hand.lead") in hand_description(leader, lang)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -276,11 +289,11 @@ def test_pass_is_shown_to_beat_and_disabled_while_waiting(lang):
     on_turn, waiting = hand_of(table, 1), hand_of(table, 0)
     assert buttons(hand_view(on_turn, lang))["pass"] is False
     assert buttons(hand_view(waiting, lang))["pass"] is True
-    text = hand_embed(on_turn, lang).description
+    text = hand_description(on_turn, lang)
     assert t(lang, "hand.top", play="3♠ (" + t(lang, "combo.single") + ")") in text
     assert t(lang, "hand.beat_or_pass") in text
     # The one waiting sees what is on the table (their own 3♠), not "to beat".
-    waiting_text = hand_embed(waiting, lang).description
+    waiting_text = hand_description(waiting, lang)
     assert t(lang, "hand.wait_for", name="Bao") in waiting_text  # whom they wait for
     assert t(lang, "hand.on_table", play="3♠ (" + t(lang, "combo.single") + ")") in waiting_text
     assert t(lang, "hand.top", play="3♠ (" + t(lang, "combo.single") + ")") not in waiting_text
@@ -308,7 +321,7 @@ def test_a_player_who_is_out_is_not_asked_to_beat_anything(lang):
     text = hand_text(table, 0, lang)
     assert t(lang, "hand.out") in text
     assert "9♥" not in text
-    assert hand_embed(hand_of(table, 0), lang).title == t(lang, "hand.title", count=0)
+    assert hand_title(hand_of(table, 0), lang) == t(lang, "hand.title", count=0)
 
 
 def test_hand_titles_and_quick_play_count_in_english():
@@ -316,11 +329,11 @@ def test_hand_titles_and_quick_play_count_in_english():
     game = start(table, ["3S 9H 10H", "4D"])
     game.play(0, classify("3S", table.rules))
     hand = hand_of(table, 1)
-    assert hand_embed(hand, "en").title == "Your hand (1 card)"
-    items = list(hand_view(hand, "en").children)
-    quick = next(item for item in items if item.custom_id.startswith("tl:h:quick"))
+    assert hand_title(hand, "en") == "Your hand (1 card)"
+    items = list(walk(hand_view(hand, "en")))
+    quick = next(item for item in items if getattr(item, "custom_id", "").startswith("tl:h:quick"))
     assert quick.placeholder == "Quick play (1 legal play)…"
-    assert hand_embed(hand, "vi").title == "Bài của bạn (1 lá)"
+    assert hand_title(hand, "vi") == "Bài của bạn (1 lá)"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -331,7 +344,7 @@ def test_a_finished_game_points_to_the_results(lang):
     assert game.finished
     text = hand_text(table, 1, lang)
     assert text.startswith(t(lang, "hand.game_over"))
-    assert "3♠" not in text and hand_view(hand_of(table, 1), lang).children == []
+    assert "3♠" not in text and not buttons(hand_view(hand_of(table, 1), lang))
 
 
 def test_vietnamese_groups_thousands_with_dots():

@@ -9,16 +9,16 @@ import logging
 import discord
 import pytest
 
-import cogs.rest_budget
+import cogs.delivery.limits
 import runtime.cluster
 import runtime.metrics
-from cogs.rest_budget import ChannelBudget, Outages, is_outage
+from cogs.delivery.limits import ChannelBudget, Outages, is_outage
 from runtime.cluster import round_up_shards, shard_of_guild, shards_of_slot
 from runtime.metrics import Metrics, route_template
 from runtime.settings import Settings
 
 
-@pytest.mark.parametrize("module", [runtime.cluster, runtime.metrics, cogs.rest_budget])
+@pytest.mark.parametrize("module", [runtime.cluster, runtime.metrics, cogs.delivery.limits])
 def test_doctests(module) -> None:
     assert doctest.testmod(module).failed == 0
 
@@ -106,7 +106,7 @@ def test_rest_routes_are_counted_without_ids_or_tokens() -> None:
 
 
 def test_a_refused_stale_write_tells_the_player_the_table_is_moving() -> None:
-    from cogs.replies import explain
+    from cogs.delivery.answers import explain
     from db import StaleEpoch
     from i18n import t
 
@@ -128,7 +128,7 @@ async def test_the_global_pace_lets_a_burst_through_then_spaces_calls() -> None:
     import asyncio
     import time
 
-    from cogs.rest_budget import GlobalPace
+    from cogs.delivery.limits import GlobalPace
 
     pace = GlobalPace(20.0)
     started = time.monotonic()

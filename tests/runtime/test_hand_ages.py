@@ -10,11 +10,12 @@ and an answer waits for a refresh in flight and then shows the newest view.
 from __future__ import annotations
 
 import asyncio
+
+import discord
 from types import SimpleNamespace
 
-import cogs.messenger as messenger_module
-from cogs.ephemeral_hands import EphemeralHands
-from cogs.messenger import Messenger
+import cogs.delivery.hands as messenger_module
+from cogs.delivery import Delivery
 from runtime.snapshot import HandSnapshot, hand_of
 from runtime.state import TableState
 from tienlen import Game, classify
@@ -46,7 +47,7 @@ class FakeMessage:
     """A DM or ephemeral hand message that records its edits."""
 
     def __init__(self) -> None:
-        self.id = 555
+        self.id = discord.utils.time_snowflake(discord.utils.utcnow())  # made now: not too old to edit
         self.edits: list[dict] = []
 
     async def edit(self, **kwargs):
@@ -56,12 +57,12 @@ class FakeMessage:
 
 async def test_a_dm_keeps_the_newer_view_when_an_older_refresh_comes_last():
     before, after, later = three_views()
-    messenger = Messenger(bot=SimpleNamespace())
+    messenger = Delivery(bot=SimpleNamespace()).hands
     message = FakeMessage()
     messenger.remember_dm(CHANNEL, USER, message, after)  # the press's own answer showed "after"
-    await messenger.send_hand_dm(USER, before, lang="en")  # the refresh queued before the press
+    await messenger.send_dm(USER, before, lang="en")  # the refresh queued before the press
     assert message.edits == []
-    await messenger.send_hand_dm(USER, later, lang="en")  # a newer one is shown
+    await messenger.send_dm(USER, later, lang="en")  # a newer one is shown
     assert len(message.edits) == 1
 
 
@@ -69,11 +70,11 @@ async def test_an_ephemeral_view_keeps_the_newer_view_when_an_older_refresh_come
     before, after, later = three_views()
     message = FakeMessage()
     interaction = SimpleNamespace(user=SimpleNamespace(id=USER), edit_original_response=message.edit)
-    views = EphemeralHands()
-    views.remember(interaction, after, lang="en", message_id=message.id)
-    await views.refresh(USER, before)
+    views = Delivery(bot=SimpleNamespace()).hands
+    views.remember_ephemeral(interaction, after, lang="en", message_id=message.id)
+    await views.refresh_ephemeral(USER, before)
     assert message.edits == []
-    await views.refresh(USER, later)
+    await views.refresh_ephemeral(USER, later)
     assert len(message.edits) == 1
 
 
@@ -92,10 +93,10 @@ class SlowMessage(FakeMessage):
 async def dm_refresh_in_flight(shown: HandSnapshot, newer: HandSnapshot):
     """A messenger whose DM shows ``shown`` and is being refreshed to ``newer``
     (the edit waits for ``message.gate``): (messenger, message, the refresh's task)."""
-    messenger = Messenger(bot=SimpleNamespace())
+    messenger = Delivery(bot=SimpleNamespace()).hands
     message = SlowMessage()
     messenger.remember_dm(CHANNEL, USER, message, shown)
-    refresh = asyncio.create_task(messenger.send_hand_dm(USER, newer, lang="en"))
+    refresh = asyncio.create_task(messenger.send_dm(USER, newer, lang="en"))
     await asyncio.sleep(0)
     return messenger, message, refresh
 
@@ -112,8 +113,8 @@ async def test_a_press_answered_while_a_newer_refresh_is_in_flight_shows_the_new
         deferred.append(True)
         message.gate.set()  # Discord answers the refresh meanwhile
 
-    async with messenger.showing_hand(CHANNEL, USER, defer_interaction, in_dm=True):
-        answered.append(messenger.newest_hand(USER, after))
+    async with messenger.holding(CHANNEL, USER, defer_interaction, in_dm=True):
+        answered.append(messenger.newest(USER, after))
     await refresh
     assert deferred == [True]
     assert [hand.version for hand in answered] == [later.version]
@@ -128,18 +129,18 @@ async def test_a_slow_dm_does_not_hold_up_an_answer_in_the_channel():
     async def defer_interaction():
         raise AssertionError("the ephemeral view was not being changed")
 
-    async with messenger.showing_hand(CHANNEL, USER, defer_interaction, in_dm=False):
-        assert messenger.newest_hand(USER, after) is later
+    async with messenger.holding(CHANNEL, USER, defer_interaction, in_dm=False):
+        assert messenger.newest(USER, after) is later
     message.gate.set()
     await refresh
 
 
 async def test_an_answer_with_no_refresh_in_flight_neither_waits_nor_defers():
     _, after, _ = three_views()
-    messenger = Messenger(bot=SimpleNamespace())
+    messenger = Delivery(bot=SimpleNamespace()).hands
 
     async def defer_interaction():
         raise AssertionError("no refresh was in flight")
 
-    async with messenger.showing_hand(CHANNEL, USER, defer_interaction, in_dm=True):
-        assert messenger.newest_hand(USER, after) is after
+    async with messenger.holding(CHANNEL, USER, defer_interaction, in_dm=True):
+        assert messenger.newest(USER, after) is after

@@ -1,4 +1,4 @@
-"""What the messenger keeps of a table goes when the table closes or a player leaves.
+"""What delivery keeps of a table goes when the table closes or a player leaves.
 
 The messenger keeps, per table and player, the newest hand, the DM hand
 message, whether their DMs are closed, their ephemeral view, and a lock per
@@ -10,15 +10,19 @@ and forgetting must not break a hand edit that is still in flight.
 from __future__ import annotations
 
 import asyncio
+
+import discord
 from types import SimpleNamespace
 
-from cogs.messenger import Messenger
+from cogs.delivery import Delivery
 from runtime.snapshot import hand_of, snapshot_of
 from runtime.state import TableState
 from tienlen import Game
 from tienlen.table import Seat, Table
 
 CHANNEL, GUILD, ALICE, BOB = 100, 200, 1, 2
+NOW_ID = discord.utils.time_snowflake(discord.utils.utcnow())
+"""A message id of a message made now (not too old to edit)."""
 
 
 class FakeMessage:
@@ -26,6 +30,7 @@ class FakeMessage:
 
     def __init__(self, message_id: int) -> None:
         self.id = message_id
+        self.attachments: list = []
         self.edits: list[dict] = []
         self.gate = asyncio.Event()
         self.gate.set()
@@ -52,23 +57,28 @@ class FakeBot:
 
     def get_partial_messageable(self, channel_id: int, **_kwargs):
         async def send(**_message):
-            self.sent[channel_id] = FakeMessage(1000 + channel_id)
+            self.sent[channel_id] = FakeMessage(NOW_ID + channel_id)
             return self.sent[channel_id]
 
-        return SimpleNamespace(send=send, get_partial_message=lambda message_id: FakeMessage(message_id))
+        async def history(limit: int):
+            for message in ():  # a DM channel with nothing in it yet
+                yield message
+
+        return SimpleNamespace(send=send, get_partial_message=lambda message_id: FakeMessage(message_id),
+                               history=history)
 
 
 def playing() -> TableState:
     table = Table.create(channel_id=CHANNEL, guild_id=GUILD, host=Seat.human(ALICE, "An"), rules_name="mien-nam", bet=10)
     table.join(Seat.human(BOB, "Bao"))
     table.start_game(Game(table.rules, ["3S 9H 10H", "4D 5D 6C"]), 1)
-    return TableState(table=table, message_id=555)
+    return TableState(table=table, message_id=NOW_ID)
 
 
 def lobby_of_alice() -> TableState:
     """The same channel's table once Bao has gone (a lobby with An alone)."""
     table = Table.create(channel_id=CHANNEL, guild_id=GUILD, host=Seat.human(ALICE, "An"), rules_name="mien-nam", bet=10)
-    return TableState(table=table, message_id=555)
+    return TableState(table=table, message_id=NOW_ID)
 
 
 async def settled() -> None:
@@ -81,7 +91,7 @@ async def settled() -> None:
 async def dealt() -> tuple[FakeBot, Messenger, TableState]:
     """A messenger that has shown a game's deal: the table, and An's and Bao's DMs."""
     bot = FakeBot()
-    messenger = Messenger(bot=bot)
+    messenger = Delivery(bot=bot)
     state = playing()
     snapshot = snapshot_of(state, version=1)
     await messenger.table_changed(snapshot)
@@ -107,7 +117,7 @@ async def test_a_player_who_left_is_forgotten_and_the_others_are_kept():
     await settled()
     assert 0 < messenger.kept() < with_both
     # An's DM is still hers: the next view of her hand edits it in place.
-    await messenger.send_hand_dm(ALICE, hand_of(state, 0, selected=tuple(state.table.game.hand(0)[:1])), lang="en")
+    await messenger.hands.send_dm(ALICE, hand_of(state, 0, selected=tuple(state.table.game.hand(0)[:1])), lang="en")
     assert len(bot.sent[ALICE].edits) == 1
 
 
@@ -116,7 +126,7 @@ async def test_forgetting_a_table_does_not_break_a_hand_edit_in_flight():
     dm = bot.sent[ALICE]
     dm.gate.clear()  # Discord has not answered this edit yet
     newer = hand_of(state, 0, selected=tuple(state.table.game.hand(0)[:1]))
-    refresh = asyncio.create_task(messenger.send_hand_dm(ALICE, newer, lang="en"))
+    refresh = asyncio.create_task(messenger.hands.send_dm(ALICE, newer, lang="en"))
     await dm.editing.wait()  # the refresh holds the DM's lock and waits for Discord
 
     await messenger.table_changed(snapshot_of(state, version=2, closed=True))
@@ -126,7 +136,7 @@ async def test_forgetting_a_table_does_not_break_a_hand_edit_in_flight():
         waited.append(True)
         dm.gate.set()
 
-    async with messenger.showing_hand(CHANNEL, ALICE, while_busy, in_dm=True):
+    async with messenger.hands.holding(CHANNEL, ALICE, while_busy, in_dm=True):
         assert dm.edits, "the answer did not wait for the edit in flight"
     await refresh
     await settled()
@@ -135,9 +145,9 @@ async def test_forgetting_a_table_does_not_break_a_hand_edit_in_flight():
 
 
 async def test_an_answer_that_lands_after_the_table_closed_is_not_kept():
-    messenger = Messenger(bot=FakeBot())
+    messenger = Delivery(bot=FakeBot())
     messenger.tables = SimpleNamespace(table=lambda channel_id: None, db=None)  # the table has just closed
     hand = hand_of(playing(), 0)
-    messenger.remember_dm(CHANNEL, ALICE, FakeMessage(7), hand)
-    messenger.remember_ephemeral(SimpleNamespace(user=SimpleNamespace(id=ALICE)), hand, lang="en", message_id=8)
+    messenger.hands.remember_dm(CHANNEL, ALICE, FakeMessage(7), hand)
+    messenger.hands.remember_ephemeral(SimpleNamespace(user=SimpleNamespace(id=ALICE)), hand, lang="en", message_id=8)
     assert messenger.kept() == 0

@@ -1,4 +1,4 @@
-"""What Discord's REST answers say about rate limits, and a tally of calls.
+"""What Discord's REST answers say about rate limits, the one-hour edit limit, and a tally of calls.
 
 Discord limits message writes per channel (edits of one channel's messages:
 5 per 5 s) and tells, in every answer, how many calls are left in the
@@ -14,16 +14,32 @@ metrics) from the aiohttp session discord.py uses.
 >>> budget.observe("PATCH", 42, remaining=0, reset_after=2.5)
 >>> budget.delay("PATCH", 42)
 2.5
+
+Messages older than an hour are a case apart: Discord lets a channel edit
+only a few of them in a short window and then answers 429 with code
+**30046** (the numbers are not published).  The bot never edits a message
+older than :data:`EDIT_AGE_LIMIT` (its age comes from its snowflake, see
+:func:`too_old_to_edit`); should Discord still answer 30046, the trace below
+recognises it (:class:`EditLimits`) so the editor stops that edit at once
+and posts a fresh message, rather than letting discord.py sleep and retry.
+
+>>> import datetime
+>>> now = datetime.datetime(2026, 12, 7, 20, 0, tzinfo=datetime.timezone.utc)
+>>> made = discord.utils.time_snowflake(now - datetime.timedelta(minutes=56))
+>>> too_old_to_edit(made, now=now), too_old_to_edit(made + (120_000 << 22), now=now)
+(True, False)
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
+import json
 import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable, TypeVar
 
 import aiohttp
 
@@ -33,11 +49,18 @@ import runtime.outages as runtime_outages
 
 from runtime.metrics import Metrics
 
-__all__ = ["ChannelBudget", "GlobalPace", "Outages", "rest_trace", "is_outage"]
+__all__ = ["ChannelBudget", "GlobalPace", "Outages", "rest_trace", "is_outage", "EditLimits", "EDIT_LIMITED",
+           "EDIT_AGE_LIMIT", "too_old_to_edit", "is_edit_limit", "EditRefused", "guarded_edit"]
+
+EDIT_AGE_LIMIT = datetime.timedelta(minutes=55)
+"""Discord limits edits of messages older than an hour; the bot edits none older than this."""
+EDIT_LIMITED = 30046
+"""Discord's error code: "Maximum number of edits to messages older than 1 hour reached"."""
 
 log = logging.getLogger(__name__)
 
 _CHANNEL_WRITE = re.compile(r"/channels/(\d+)/messages(?:/\d+)?$")
+_MESSAGE_EDIT = re.compile(r"/(?:channels/\d+|webhooks/\d+/[^/]+)/messages/(\d+)$")
 _CALLBACK = re.compile(r"/interactions/(\d+)/[^/]+/callback$")
 # Answers to interactions (callbacks, followups by token) are outside the global limit.
 _EXEMPT = re.compile(r"/(interactions|webhooks)/")
@@ -114,11 +137,13 @@ def rest_trace(
     budget: ChannelBudget,
     first_answer: Callable[[str], float | None],
     pace: GlobalPace | None = None,
+    edit_limits: "EditLimits | None" = None,
 ) -> aiohttp.TraceConfig:
     """An aiohttp trace for discord.py's session: counts REST calls and 429s
     by route, keeps the channel budget, times each interaction's first answer
     (``first_answer(interaction_id)`` gives the seconds since it arrived), and
-    paces calls to this process's share of the global limit."""
+    paces calls to this process's share of the global limit; a 30046 answer
+    to a message edit is told to ``edit_limits``."""
     trace = aiohttp.TraceConfig()
 
     async def on_request_start(_session: Any, _context: Any, params: aiohttp.TraceRequestStartParams) -> None:
@@ -131,6 +156,10 @@ def rest_trace(
         write = _CHANNEL_WRITE.search(path)
         if write is not None:
             _observe(budget, params.method, int(write.group(1)), response.headers)
+        if response.status == 429 and edit_limits is not None and params.method == "PATCH":
+            edited = _MESSAGE_EDIT.search(path)
+            if edited is not None and await _error_code(response) == EDIT_LIMITED:
+                edit_limits.refused(int(edited.group(1)), str(params.url))
         callback = _CALLBACK.search(path)
         if callback is not None:
             seconds = first_answer(callback.group(1))
@@ -152,11 +181,68 @@ def _observe(budget: ChannelBudget, method: str, channel_id: int, headers: Any) 
         return
 
 
+async def _error_code(response: aiohttp.ClientResponse) -> int | None:
+    """The JSON error code of an answer (its body stays readable for discord.py)."""
+    try:
+        return int(json.loads(await response.read()).get("code"))
+    except (ValueError, TypeError, AttributeError, aiohttp.ClientError):
+        return None
+
+
+def too_old_to_edit(message_id: int, *, now: datetime.datetime | None = None) -> bool:
+    """Whether a message is too old for the bot to edit (its age from its snowflake)."""
+    made = discord.utils.snowflake_time(message_id)
+    return (now or discord.utils.utcnow()) - made >= EDIT_AGE_LIMIT
+
+
+def is_edit_limit(error: BaseException) -> bool:
+    """Discord refused an edit by its one-hour edit limit (code 30046)."""
+    return isinstance(error, discord.HTTPException) and error.code == EDIT_LIMITED
+
+
+class EditLimits:
+    """Messages whose edits Discord refused with 30046, as the REST trace saw them.
+
+    discord.py answers a 429 by sleeping and trying again, so an editor that
+    waits for its edit would stall for as long as Discord refuses; the editor
+    waits on :meth:`watch` beside its edit instead and gives the edit up the
+    moment a refusal is seen.  discord.py's "we are being rate limited" line
+    for such a request is dropped (:meth:`filter`): it is handled, not a
+    warning."""
+
+    def __init__(self) -> None:
+        self._watchers: dict[int, asyncio.Event] = {}
+        self._urls: dict[str, float] = {}
+        self.refusals = 0
+
+    def watch(self, message_id: int) -> asyncio.Event:
+        """An event set when an edit of ``message_id`` is refused by 30046 (until :meth:`unwatch`)."""
+        return self._watchers.setdefault(message_id, asyncio.Event())
+
+    def unwatch(self, message_id: int) -> None:
+        self._watchers.pop(message_id, None)
+
+    def refused(self, message_id: int, url: str) -> None:
+        self.refusals += 1
+        self._urls[url] = time.monotonic()
+        while len(self._urls) > 256:
+            self._urls.pop(next(iter(self._urls)))
+        watcher = self._watchers.get(message_id)
+        if watcher is not None:
+            watcher.set()
+        log.info("Discord's one-hour edit limit refused an edit of message %s; a fresh message follows", message_id)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """A logging filter for discord.http: False for its rate-limit line about a refused edit."""
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (len(args) >= 2 and str(args[1]) in self._urls and "rate limited" in str(record.msg))
+
+
 def is_outage(error: BaseException) -> bool:
     """Discord (or the way to it) failing, not a refusal of this request:
     worth retrying until it comes back."""
     if isinstance(error, discord.HTTPException):
-        return error.status >= 500 or error.status == 429
+        return error.status >= 500 or (error.status == 429 and error.code != EDIT_LIMITED)
     return isinstance(error, (aiohttp.ClientError, OSError, asyncio.TimeoutError))
 
 
@@ -172,3 +258,35 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, discord.HTTPException):
         return f"HTTP {error.status}"
     return type(error).__name__
+
+
+class EditRefused(Exception):
+    """Discord refused an edit by its one-hour edit limit (30046): post a fresh message instead."""
+
+
+T = TypeVar("T")
+
+
+async def guarded_edit(limits: "EditLimits | None", message_id: int, edit: "Awaitable[T]") -> T:
+    """Await ``edit`` of message ``message_id``, giving it up at once (:class:`EditRefused`)
+    when Discord refuses it by the one-hour edit limit, instead of waiting out
+    discord.py's retries."""
+    if limits is None:
+        return await edit
+    refused = limits.watch(message_id)
+    task = asyncio.ensure_future(edit)
+    watcher = asyncio.ensure_future(refused.wait())
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            try:
+                return task.result()
+            except discord.HTTPException as error:
+                if is_edit_limit(error):
+                    raise EditRefused(str(message_id)) from error
+                raise
+        task.cancel()
+        raise EditRefused(str(message_id))
+    finally:
+        watcher.cancel()
+        limits.unwatch(message_id)

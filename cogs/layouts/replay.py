@@ -1,4 +1,4 @@
-"""/tienlen replay: one step of a finished game as an embed, a picture and step buttons.
+"""/tienlen replay: one step of a finished game as text, a picture and step buttons.
 
 Pure formatting over :class:`runtime.replays.ReplayGame`: what the step's
 action did (the table's own event lines), every seat's remaining cards and
@@ -9,38 +9,71 @@ replay holds no card that was never dealt, and no seed).
 
 from __future__ import annotations
 
-import asyncio
-import io
 from typing import Sequence
 from zoneinfo import ZoneInfo
 
 import discord
+from discord import ui
 from discord.app_commands import Choice
 
 import db
 
-from cogs.presenter import COLOUR, GOLD, bets, event_line, ordinal, play_text, rules_title
-from cogs.views import replay_view, replay_shared_view
+from cogs.custom_ids import replay_id
+from cogs.layouts.style import GOLD, accent_for, block, button, footer, heading, panel, picture, row, text
+from cogs.layouts.words import bets, event_line, ordinal, play_text, rules_title
 from i18n import t
 from runtime.replays import ReplayGame, step_events
 from tienlen.replay import Frame
 
-__all__ = ["replay_message", "replay_embed", "target_step", "game_choices", "REPLAY_IMAGE"]
+__all__ = ["replay_layout", "replay_picture", "target_step", "game_choices", "REPLAY_IMAGE"]
 
 REPLAY_IMAGE = "replay.jpg"
 
 
-async def replay_message(game: ReplayGame, step: int, lang: str, *, shared: bool = False) -> dict:
-    """The message showing ``step`` of ``game`` (embed, picture, buttons); ``shared``:
-    the public copy, whose one button opens the replay for whoever presses it."""
+def replay_layout(game: ReplayGame, step: int, lang: str, *, shared_by: str | None = None) -> ui.LayoutView:
+    """The message showing ``step`` of ``game`` with its picture (:data:`REPLAY_IMAGE`).
+
+    ``shared_by``: the public copy someone shared (their line on top), whose
+    one button opens the replay privately for whoever presses it."""
     frame = game.replay.frame(step)
-    data = await asyncio.to_thread(_picture, game, frame, lang)
-    view = replay_shared_view(game.game_id, frame.step, lang) if shared else replay_view(game, frame.step, lang)
-    return {
-        "embed": replay_embed(game, frame, lang),
-        "files": [discord.File(io.BytesIO(data), filename=REPLAY_IMAGE)],
-        "view": view,
-    }
+    replay = game.replay
+    last = frame.step == replay.steps
+    title = t(lang, "replay.title", number=game.game_id, rules=rules_title(game.rules, lang))
+    lines = [line for line in (event_line(event, lang) for event in step_events(game, frame)) if line]
+    if frame.step == 0:
+        lines.insert(0, t(lang, "replay.deal"))
+    items: list[ui.Item | None] = [text(shared_by) if shared_by else None, heading(title), text("\n".join(lines) or "—")]
+    if last:
+        items += _result(game, lang)
+    items += [picture(REPLAY_IMAGE, description=caption(game, frame, lang)),
+              footer(t(lang, "replay.footer", step=frame.step, steps=replay.steps,
+                       when=game.started_at.strftime("%Y-%m-%d")))]
+    items += [_shared_buttons(game, frame.step, lang)] if shared_by else _step_buttons(game, frame.step, lang)
+    return panel(GOLD if last else accent_for(game.rules), items)
+
+
+def replay_picture(game: ReplayGame, step: int, lang: str) -> bytes:
+    """The picture of ``step``: every seat's cards, the play on top, the step's move (CPU-bound: run off the loop)."""
+    return _picture(game, game.replay.frame(step), lang)
+
+
+def _step_buttons(game: ReplayGame, step: int, lang: str) -> list[ui.Item]:
+    """⏮ ◀ ▶ ⏭, the next chop, and Share."""
+    game_id, replay = game.game_id, game.replay
+    at_start, at_end = step <= 0, step >= replay.steps
+    steps = [button(replay_id(action, game_id, step), None, emoji=emoji, disabled=disabled)
+             for action, emoji, disabled in (("first", "⏮️", at_start), ("prev", "◀️", at_start),
+                                             ("next", "▶️", at_end), ("last", "⏭️", at_end))]
+    steps.append(button(replay_id("chop", game_id, step), t(lang, "button.replay_chop"), emoji="💥",
+                        disabled=replay.next_chop(step) is None))
+    share = button(replay_id("share", game_id, step), t(lang, "button.share"), discord.ButtonStyle.primary, emoji="📢")
+    return [row(*steps), row(share)]
+
+
+def _shared_buttons(game: ReplayGame, step: int, lang: str) -> ui.Item:
+    """Under a step someone shared: open the replay there, privately, for whoever presses."""
+    return row(button(replay_id("open", game.game_id, step), t(lang, "button.watch"), discord.ButtonStyle.primary,
+                      emoji="🎬"))
 
 
 def target_step(game: ReplayGame, action: str, step: int) -> int:
@@ -60,36 +93,20 @@ def target_step(game: ReplayGame, action: str, step: int) -> int:
     return replay.frame(step).step  # share, open: the step itself
 
 
-def replay_embed(game: ReplayGame, frame: Frame, lang: str) -> discord.Embed:
-    replay = game.replay
-    last = frame.step == replay.steps
-    title = t(lang, "replay.title", number=game.game_id, rules=rules_title(game.rules, lang))
-    embed = discord.Embed(title=title, colour=GOLD if last else COLOUR)
-    lines = [line for line in (event_line(event, lang) for event in step_events(game, frame)) if line]
-    if frame.step == 0:
-        lines.insert(0, t(lang, "replay.deal"))
-    embed.description = "\n".join(lines) or "—"
-    if last:
-        _add_result(embed, game, lang)
-    embed.set_footer(text=t(lang, "replay.footer", step=frame.step, steps=replay.steps,
-                            when=game.started_at.strftime("%Y-%m-%d")))
-    embed.set_image(url=f"attachment://{REPLAY_IMAGE}")
-    return embed
-
-
-def _add_result(embed: discord.Embed, game: ReplayGame, lang: str) -> None:
+def _result(game: ReplayGame, lang: str) -> list[ui.Item]:
     """The last step: places and every payment, in bet units."""
     replay, names = game.replay, game.names
+    items: list[ui.Item] = []
     if replay.instant_winner is not None:
-        embed.add_field(name=t(lang, "replay.instant"), value=names[replay.instant_winner], inline=False)
+        items.append(block(t(lang, "replay.instant"), names[replay.instant_winner]))
     places = "\n".join(t(lang, "summary.place", place=index + 1, name=names[seat])
                        for index, seat in enumerate(replay.places))
-    embed.add_field(name=t(lang, "summary.places"), value=places or "—", inline=True)
+    items.append(block(t(lang, "summary.places"), places or "—"))
     payments = [t(lang, "replay.payment", payer=names[p.payer], payee=names[p.payee], bets=bets(p.units, lang),
                   reason=t(lang, f"reason.{p.reason.value}"))
                 for p in replay.payments]
-    text = "\n".join(payments) or t(lang, "summary.no_payments")
-    embed.add_field(name=t(lang, "replay.payments"), value=text[:1024], inline=True)
+    items.append(block(t(lang, "replay.payments"), "\n".join(payments) or t(lang, "summary.no_payments")))
+    return items
 
 
 def caption(game: ReplayGame, frame: Frame, lang: str) -> str:

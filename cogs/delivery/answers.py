@@ -1,4 +1,4 @@
-"""Answering interactions on time, in the user's language.
+"""Answering interactions on time, in the user's language: the first answer, or the edit of the pressed message.
 
 Discord fails an interaction that gets no answer within 3 s.  :func:`within`
 runs the work and defers only if it is not done after :data:`DEFER_AFTER`
@@ -12,6 +12,7 @@ ephemeral replies in the user's language.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any, Awaitable, Protocol, TypeVar, runtime_checkable
 
@@ -19,8 +20,9 @@ import discord
 from discord import app_commands
 
 import db
+from cogs.delivery.limits import too_old_to_edit
 from cogs.inputs import InputError, shown
-from cogs.presenter import error_text
+from cogs.layouts.words import error_text
 from i18n import language_of, t
 from runtime.metrics import Metrics
 from runtime.store import Refused, Unavailable
@@ -29,7 +31,8 @@ from tienlen.table import TableError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFER_AFTER", "within", "defer", "guild_only", "send_public", "reply", "edit_own", "fail", "lang_of", "explain"]
+__all__ = ["DEFER_AFTER", "within", "defer", "guild_only", "send_public", "reply", "edit_own", "fail", "lang_of", "explain",
+           "refuses_new_picture"]
 
 DEFER_AFTER = 2.0
 BUSY = 16  # interactions in progress at once beyond which the bot defers straight away
@@ -104,17 +107,17 @@ async def reply(
     interaction: discord.Interaction,
     content: str | None = None,
     *,
-    embed: discord.Embed | None = None,
-    view: discord.ui.View | None = None,
+    layout: discord.ui.LayoutView | None = None,
     files: list[discord.File] | None = None,
     ephemeral: bool = True,
 ) -> Any:
-    """A new message answering the interaction (ephemeral by default)."""
-    kwargs: dict[str, Any] = {"content": content, "ephemeral": ephemeral}
-    if embed is not None:
-        kwargs["embed"] = embed
-    if view is not None:
-        kwargs["view"] = view
+    """A new message answering the interaction (ephemeral by default): a line of
+    text, or a layout (a Components V2 message carries no content of its own)."""
+    kwargs: dict[str, Any] = {"ephemeral": ephemeral}
+    if layout is not None:
+        kwargs["view"] = layout
+    else:
+        kwargs["content"] = content
     if files:
         kwargs["files"] = files
     if not interaction.response.is_done():
@@ -122,21 +125,49 @@ async def reply(
     return await interaction.followup.send(wait=True, **kwargs)
 
 
-async def edit_own(
-    interaction: discord.Interaction,
-    *,
-    content: str | None = None,
-    embed: discord.Embed | None = None,
-    view: discord.ui.View | None = None,
-    files: list[discord.File] | None = None,
-) -> Any:
-    """Update the message whose component was used (a hand view)."""
-    kwargs: dict[str, Any] = {"content": content, "embed": embed, "view": view}
+async def edit_own(interaction: discord.Interaction, *, layout: discord.ui.LayoutView,
+                   files: list[discord.File] | None = None) -> Any:
+    """Update the message whose component was used (a hand, a replay, a rules page).
+
+    ``files``: the message's pictures from now on (None: keep them).  A
+    message too old to edit (Discord's one-hour edit limit) is answered with
+    a new message instead, and the old one is deleted when it is the bot's
+    own DM (so no stale buttons stay); the new message is returned."""
+    message = interaction.message
+    if message is not None and too_old_to_edit(message.id):
+        sent = await reply(interaction, layout=layout, files=files or [], ephemeral=interaction.guild_id is not None)
+        if interaction.guild_id is None:
+            await _delete_quietly(message)
+        return sent
+    kwargs: dict[str, Any] = {"view": layout}
     if files is not None:
         kwargs["attachments"] = files
     if not interaction.response.is_done():
         return await interaction.response.edit_message(**kwargs)
-    return await interaction.edit_original_response(**kwargs)
+    try:
+        return await interaction.edit_original_response(**kwargs)
+    except discord.HTTPException as error:
+        if not (files and refuses_new_picture(error)):
+            raise
+    # Discord refuses a new picture in a media gallery through this webhook edit
+    # (discord-api-docs #7529): the answer comes as a new message instead.
+    sent = await reply(interaction, layout=layout, files=files, ephemeral=interaction.guild_id is not None)
+    with contextlib.suppress(discord.HTTPException):
+        await interaction.delete_original_response()
+    return sent
+
+
+def refuses_new_picture(error: discord.HTTPException) -> bool:
+    """Discord's answer to a webhook edit whose media gallery names a new upload
+    (400, invalid form body: "unfurled media attachment not found", discord-api-docs #7529)."""
+    return error.status == 400 and error.code == 50035 and "attachment" in str(error.text).lower()
+
+
+async def _delete_quietly(message: discord.Message) -> None:
+    try:
+        await message.delete()
+    except discord.HTTPException:
+        log.debug("could not delete a message too old to edit", exc_info=True)
 
 
 def explain(error: BaseException, lang: str) -> str:
