@@ -122,6 +122,7 @@ class Delivery:
         assert channel_id is not None
         async with self.table_messages.opening(channel_id):
             snapshot = await create
+            self.hands.opened_here(snapshot.channel_id)
             lang = self.public_lang(snapshot.guild_id, snapshot.language)
             layout = table_layout(snapshot, lang)
             message = await send_public(interaction, view=layout)

@@ -137,6 +137,8 @@ class HandMessages:
         self._dm_retries: dict[tuple[int, int], asyncio.Task[None]] = {}
         self._dm_channel_ids: dict[int, int] = {}
         self._looked_back: set[tuple[int, int]] = set()
+        self._opened_here: set[int] = set()
+        """Tables this process opened: no other process can have sent their hands, so none is looked for."""
         self._ephemeral: dict[tuple[int, int], _Ephemeral] = {}
         self._retired: dict[int, None] = {}
         """Ephemeral views replaced by newer ones (oldest first, at most RETIRED_KEPT)."""
@@ -163,6 +165,8 @@ class HandMessages:
         """Drop what is kept of the table's players not in ``keep`` (they left; a
         closed table keeps no one).  A hand message being changed keeps its lock
         until the change is done."""
+        if not keep:
+            self._opened_here.discard(channel_id)
         followed = self._followed.get(channel_id)
         if not followed:
             return
@@ -174,6 +178,7 @@ class HandMessages:
             self._ephemeral.pop(key, None)
             self.dm_closed.discard(key)
             self._dm_notice_due.discard(key)
+            self._looked_back.discard(key)
         followed.intersection_update(keep)
         if not followed:
             del self._followed[channel_id]
@@ -181,8 +186,13 @@ class HandMessages:
     def kept(self) -> int:
         """How many (table, player) pairs and locks are kept (tests, leaks)."""
         pairs = (set(self._latest) | set(self._dms) | set(self._dm_retries) | self.dm_closed | self._dm_notice_due
-                 | set(self._ephemeral))
-        return len(set(self._followed)) + len(pairs) + len(self._locks)
+                 | set(self._ephemeral) | self._looked_back)
+        return len(set(self._followed) | self._opened_here) + len(pairs) + len(self._locks)
+
+    def opened_here(self, channel_id: int) -> None:
+        """The table was just opened by this process: its players have no hand
+        message from another process to take over (no DM history is read)."""
+        self._opened_here.add(channel_id)
 
     def take_dm_notice(self, channel_id: int, user_id: int) -> bool:
         """True once after the player's DMs were found closed at this table."""
@@ -339,7 +349,7 @@ class HandMessages:
         if previous is not None and not needs_edit(hand, previous[1]):
             return
         try:
-            if previous is None and key not in self._looked_back:
+            if previous is None and key not in self._looked_back and key[0] not in self._opened_here:
                 previous = await self._look_back(await self._dm_channel(user_id), key, hand)
             message = await self._write_dm(user_id, previous, hand, lang)
             if key in self._latest:  # else the player left (or the table closed) meanwhile

@@ -102,3 +102,32 @@ async def test_crash_between_the_paid_last_move_and_the_next_game_settles_once(
     await _check_settled_once(third_bot, fake, game_id, humans)
     summaries = [m for m in fake.messages() if heading_of(m) == t("en", "summary.title")]
     assert len(summaries) == 1
+
+
+def _live_hands(fake, user) -> list:
+    """The user's DM messages that still carry hand buttons."""
+    return [message for message in fake.dm_messages(user) if not message.deleted and message.has_component_prefix("tl:h:")]
+
+
+async def test_a_restarted_bot_takes_over_the_hands_the_old_process_sent(fake_discord, start_bot, make_bot):
+    """The new process did not send the DM hands it finds: it reads the DM history once, edits the hand of
+    this game in place and deletes older ones, so no stale Pass button stays live."""
+    fake = fake_discord
+    humans = fake.users[:3]
+    first = await start_bot(make_bot())
+    driver = await open_table(fake, humans, "mien-nam")
+    await _play_some(driver, 3)
+    before = {user.id: _live_hands(fake, user) for user in humans}
+    assert all(len(hands) == 1 for hands in before.values())
+    history_reads = "GET /channels/{channel_id}/messages"
+    assert not fake.route_counts()[history_reads], "a table opened by this process has no one else's hands"
+    await first.crash()
+    mark = fake.mark()
+    await start_bot(make_bot())
+    await fake.wait_for(lambda: "restarted" in driver.table.text(), what="the restored table message")
+    await _play_some(driver, 2)
+    for user in humans:
+        assert _live_hands(fake, user) == before[user.id], "the old hand was not taken over"
+    await driver.play_to_the_end()
+    assert all(len(_live_hands(fake, user)) <= 1 for user in humans)
+    assert fake.route_counts(mark)[history_reads] == len(humans)  # once a player, not once a change
