@@ -81,9 +81,10 @@ def panel(accent: discord.Colour, items: Iterable[ui.Item | None]) -> ui.LayoutV
     """One container of ``items`` (None are left out), fitted to Discord's limits."""
     view = ui.LayoutView(timeout=None)
     view.add_item(ui.Container(*[item for item in items if item is not None], accent_colour=accent))
-    _fit_text(view)
-    if component_count(view) > MAX_COMPONENTS:  # a layout bug, not a user's input: fail loudly in tests
-        raise ValueError(f"{component_count(view)} components; Discord allows {MAX_COMPONENTS}")
+    components = list(walk(view))
+    if len(components) > MAX_COMPONENTS:  # a layout bug, not a user's input: fail loudly in tests
+        raise ValueError(f"{len(components)} components; Discord allows {MAX_COMPONENTS}")
+    _fit_text([item for item in components if isinstance(item, ui.TextDisplay)])
     return view
 
 
@@ -114,11 +115,11 @@ def block_lines(view: ui.LayoutView, title: str) -> list[str] | None:
     return None
 
 
-def _fit_text(view: ui.LayoutView) -> None:
+def _fit_text(displays: list[ui.TextDisplay]) -> None:
     """Shorten the longest text blocks until all the text fits in MAX_TEXT."""
-    over = text_length(view) - MAX_TEXT
+    over = sum(len(item.content) for item in displays) - MAX_TEXT
     while over > 0:
-        longest = max(texts(view), key=lambda item: len(item.content))
+        longest = max(displays, key=lambda item: len(item.content))
         keep = max(len(longest.content) - over - 1, 0)
         longest.content = longest.content[:keep] + "…"
-        over = text_length(view) - MAX_TEXT
+        over = sum(len(item.content) for item in displays) - MAX_TEXT

@@ -14,6 +14,7 @@ tally; a footer; the buttons of the phase.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import discord
@@ -24,6 +25,7 @@ from cogs.layouts.style import accent_for, block, button, footer, heading, panel
 from cogs.layouts.words import event_line, lead_line, opening_line, play_text, rules_title, seat_line
 from i18n import number, t
 from runtime.snapshot import TableSnapshot
+from tienlen.rules import RuleSet
 from tienlen.table import Phase
 
 __all__ = ["table_layout", "PLAY_IMAGE", "LATEST_EVENTS"]
@@ -54,15 +56,19 @@ def table_layout(snapshot: TableSnapshot, lang: str, *, image: str | None = None
 
 
 def _heading(snapshot: TableSnapshot, lang: str) -> ui.TextDisplay:
+    return heading(*_heading_lines(snapshot.rules, snapshot.turn_seconds, snapshot.ranked, snapshot.bet, lang))
+
+
+@functools.lru_cache(maxsize=1024)
+def _heading_lines(rules: RuleSet, turn_seconds: int, ranked: bool, bet: int, lang: str) -> tuple[str, str, str]:
+    """A table's title, rules and bet lines: the same on every redraw of a table, so drawn once."""
     from i18n.rules_text import rules_summary
 
-    title = t(lang, "table.title", rules=rules_title(snapshot.rules.name, lang))
-    if snapshot.ranked:
+    title = t(lang, "table.title", rules=rules_title(rules.name, lang))
+    if ranked:
         title = f"{title} · {t(lang, 'table.ranked')}"
-    rules = replace(snapshot.rules, turn_seconds=snapshot.turn_seconds)
-    summary = rules_summary(rules, lang).splitlines()[-1]  # the title already names the preset
-    bet = t(lang, "table.bet_line", bet=number(snapshot.bet, lang), count=snapshot.bet)
-    return heading(title, summary, bet)
+    summary = rules_summary(replace(rules, turn_seconds=turn_seconds), lang).splitlines()[-1]  # the title names the preset
+    return title, summary, t(lang, "table.bet_line", bet=number(bet, lang), count=bet)
 
 
 def _seats(snapshot: TableSnapshot, lang: str) -> ui.Item:
