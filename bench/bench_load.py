@@ -45,7 +45,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from i18n import catalogue, t  # noqa: E402
-from tests.e2e.driver import baseline_key, field_value  # noqa: E402
+from tests.e2e.driver import baseline_key, field_value, shown_text, table_message  # noqa: E402
 from tests.e2e.process import REPO, BotProcess  # noqa: E402
 from tests.fakediscord import ClientRefused, FakeDiscord, InteractionTimeout  # noqa: E402
 from tienlen import RULESETS, classify  # noqa: E402
@@ -135,6 +135,7 @@ class Load:
         no_dm_since: dict[int, float] = {}  # players on turn without a hand message, since when
         moved = time.monotonic()
         while time.monotonic() < stop:
+            table = table_message(fake, channel) or table  # a bot may post a fresh table message for each game
             if any(cid.startswith("tl:t:next:") for cid in table.custom_ids()):
                 if table.text() == next_pressed_on:  # answered: the table has not caught up yet
                     await asyncio.sleep(self.poll)
@@ -148,7 +149,7 @@ class Load:
                         hands.clear()
                 await asyncio.sleep(self.poll)
                 continue
-            value = field_value(table, NOW) or ""
+            value = _now_shown(table)
             match = re.search(r"\*\*(.+?)\*\*", value)
             user = by_name.get(match.group(1)) if match else None
             if user is not None and (user.id not in hands or hands[user.id].deleted):
@@ -198,7 +199,7 @@ class Load:
             return "still in the lobby"
         if not any(cid.startswith("tl:t:hand:") for cid in ids):
             return "between games or closed"
-        match = re.search(r"\*\*(.+?)\*\*", field_value(table, NOW) or "")
+        match = re.search(r"\*\*(.+?)\*\*", _now_shown(table))
         user = by_name.get(match.group(1)) if match else None
         if user is None:
             return "the table shows no one on turn"
@@ -258,7 +259,16 @@ def reply_key(content: str) -> str:
 
 def _says_turn(message) -> bool:
     marker = t("en", "hand.your_turn")
-    return any(marker in (embed.get("description") or "") for embed in message.embeds)
+    return marker in shown_text(message) or any(marker in (embed.get("description") or "") for embed in message.embeds)
+
+
+def _now_shown(table) -> str:
+    """Who is on turn, as the table shows it: a Components V2 block, or (an older bot) an embed field."""
+    value = field_value(table, NOW)
+    if value is None:
+        fields = [f for embed in table.embeds for f in embed.get("fields", ()) if f.get("name") == NOW]
+        value = fields[0].get("value") if fields else None
+    return value or ""
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -271,6 +281,7 @@ async def run(tables: int, seconds: float, edit_interval: float, think: tuple[fl
     async with FakeDiscord(default_world=True) as fake:
         fake.fail_on_gaps = False
         fake.rate_limits.enabled = rate_limits
+        fake.webhook_media_quirk = True  # as Discord: a webhook edit cannot bring a new picture into a V2 gallery
         if dm_opens is not None:
             fake.rate_limits.set_limit("dm-create", dm_opens, 5.0)
         with tempfile.TemporaryDirectory() as folder:
@@ -296,7 +307,7 @@ async def run(tables: int, seconds: float, edit_interval: float, think: tuple[fl
                 load.count_answers()
                 busy_rss = bot.rss_kib()
                 requests = fake.requests_since(mark)
-                routes = Counter(request.route for request in requests)
+                routes = Counter(request.key for request in requests)
             finally:
                 await bot.stop()
     bot_requests = len(requests)
