@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional
 
 from aiohttp import web
 
-from . import payloads
+from . import activities, payloads
 from .messaging import create_message, edit_message, validate_edit, validate_send
 from .ratelimits import Verdict
 from .wire import (
@@ -105,6 +105,7 @@ class RestApi:
             web.patch(f"{p}/webhooks/{{app_id}}/{{token}}/messages/{{message_id}}", self.webhook_edit),
             web.delete(f"{p}/webhooks/{{app_id}}/{{token}}/messages/{{message_id}}", self.webhook_delete),
             web.get(f"{p}/attachments/{{attachment_id}}/{{filename}}", self.download_attachment),
+            *activities.routes(self._fake, p),
             web.route("*", "/{tail:.*}", self.unknown_route),
         ]
 
@@ -160,6 +161,11 @@ class RestApi:
     def _check_auth(self, request: web.Request) -> None:
         if not request.path.startswith(API_PREFIX) or request.path.startswith(_TOKEN_ROUTES):
             return
+        # An Activity's server: the OAuth2 exchange carries the client secret, /users/@me a user's Bearer token.
+        if request.path == f"{API_PREFIX}/oauth2/token":
+            return
+        if request.path == f"{API_PREFIX}/users/@me" and activities.bearer_token(request) is not None:
+            return
         header = request.headers.get("Authorization", "")
         if not header.startswith("Bot ") or not self._fake.token_ok(header[4:]):
             raise ApiError(401, 0, "401: Unauthorized")
@@ -175,6 +181,9 @@ class RestApi:
                               "session_start_limit": limit})
 
     async def get_me(self, request: web.Request) -> web.Response:
+        token = activities.bearer_token(request)
+        if token is not None:  # a user's OAuth2 token (an Activity asking who its user is)
+            return self._fake.activities.me(token)
         return json_response(payloads.client_user(self._world.bot_user))
 
     async def get_user(self, request: web.Request) -> web.Response:

@@ -30,6 +30,7 @@ from aiohttp import web
 from . import payloads
 from .builders import check_select_values, interaction_payload, modal_answers, resolve_users
 from .changes import ChangeFeed
+from .activities import Activities
 from .commands import CommandStore
 from .editlimit import EditRefusal, OldMessageEdits
 from .errors import ClientRefused, InteractionTimeout
@@ -60,6 +61,7 @@ class FakeDiscord:
         self.world = World()
         self.feed = ChangeFeed()
         self.commands = CommandStore(self.world)
+        self.activities = Activities(self)  # OAuth2 codes and tokens, activity instances (activities.py)
         self.interactions = InteractionRegistry(self.world, self.feed, self._announce)
         self.gateway = Gateway(self.world, heartbeat_interval_ms=heartbeat_interval_ms)
         self.gateway.token_ok = self.token_ok

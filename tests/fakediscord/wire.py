@@ -94,6 +94,8 @@ async def read_body(request: web.Request) -> Body:
         return await _read_multipart(request)
     if not request.can_read_body:
         return Body(None, [])
+    if request.content_type == "application/x-www-form-urlencoded":  # the OAuth2 token endpoint
+        return Body(dict(await request.post()), [])
     raw = await request.read()
     return Body(_parse_json(raw) if raw else None, [])
 
