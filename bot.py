@@ -21,6 +21,7 @@ import discord
 from discord.ext import commands
 
 import db
+from activity.settings import ActivitySettings
 from cogs.admin_cog import AdminCog
 from cogs.chips_cog import ChipsCog
 from cogs.cluster_routing import InteractionRouter
@@ -63,7 +64,8 @@ class TienLenBot(commands.AutoShardedBot):
     until about 2,500 servers); no privileged intents.  With PostgreSQL it is
     one member of a cluster: it runs the shards of the slot it holds."""
 
-    def __init__(self, settings: Settings, *, sync_globally: bool = False, **options) -> None:
+    def __init__(self, settings: Settings, *, sync_globally: bool = False, activity_settings: ActivitySettings | None = None,
+                 **options) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         self.metrics = Metrics()
@@ -83,6 +85,9 @@ class TienLenBot(commands.AutoShardedBot):
         self.lost_slot = False
         self.delivery = Delivery(self, edit_interval=settings.table_edit_interval, budget=self.budget,
                                  edit_limits=self.edit_limits)
+        self.activity_settings = activity_settings if activity_settings is not None else ActivitySettings.from_env()
+        # The Activity's web server (activity/), when ACTIVITY_PORT is set (``activity`` is discord.py's presence).
+        self.activity_server = None
 
     async def setup_hook(self) -> None:
         self._watch()
@@ -101,6 +106,8 @@ class TienLenBot(commands.AutoShardedBot):
         owns = self.cluster.owns_guild if self.cluster is not None else None
         self.tables = TableService(self.database, self.settings, notifier=self.delivery, owns_guild=owns)
         self.delivery.tables = self.tables
+        if self.activity_settings.enabled:
+            await self._serve_activity()
         await self.tree.set_translator(CatalogueTranslator())
         game_cog = TienLenCog(self.tables, self.delivery)
         await self.add_cog(game_cog)
@@ -114,6 +121,21 @@ class TienLenBot(commands.AutoShardedBot):
         await self.tables.start(took_over=self.cluster is not None and self.cluster.took_over)
         await self._sync_commands()
         await warming
+
+    async def _serve_activity(self) -> None:
+        """The table as a Discord Activity (docs/activity.md): its web server, told of every committed
+        change before the Discord layer is (the runtime's one notifier becomes both)."""
+        from activity.discord_api import DiscordApi
+        from activity.hub import Fanout
+        from activity.server import ActivityServer
+
+        assert self.tables is not None
+        api = DiscordApi(lambda: discord.http.Route.BASE, bot_token=self.settings.discord_token or "",
+                         application_id=lambda: self.application_id,
+                         client_secret=self.activity_settings.client_secret)
+        self.activity_server = ActivityServer(self.tables, self.activity_settings, api=api)
+        self.tables.notifier = Fanout(self.delivery, self.activity_server.hub)
+        await self.activity_server.start()
 
     # ------------------------------------------------------------ the cluster
     async def _join_cluster(self) -> None:
@@ -193,6 +215,8 @@ class TienLenBot(commands.AutoShardedBot):
     async def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stopping()
+        if self.activity_server is not None:
+            await self.activity_server.close()
         if self.tables is not None:
             await self.tables.close()
         await self.delivery.close()
@@ -255,12 +279,13 @@ def main(argv: list[str] | None = None) -> int:
     if not settings.discord_token:
         print(TOKEN_HELP, file=sys.stderr)
         return EXIT_CONFIG
-    problem = settings.cluster_problem()
+    activity_settings = ActivitySettings.from_env()
+    problem = settings.cluster_problem() or activity_settings.problem()
     if problem:
         print(problem, file=sys.stderr)
         return EXIT_CONFIG
     point_at_endpoints(settings)
-    bot = TienLenBot(settings, sync_globally=args.sync)
+    bot = TienLenBot(settings, sync_globally=args.sync, activity_settings=activity_settings)
     try:
         bot.run(settings.discord_token, log_handler=None)
     except Exception as error:

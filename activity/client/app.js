@@ -1,0 +1,358 @@
+// The Tiến lên table inside Discord (issue 43): sign in through the Embedded App SDK, then one WebSocket
+// to this bot that carries the public table, your own hand, and your moves.  The server decides
+// everything (who you are, which table, what is legal); this page only draws what it is sent and
+// sends what you tap.  Every word comes from the server's catalogue (the welcome frame), in your
+// Discord language.  Stable hooks for tests and automation: data-card, data-action, data-seat.
+
+const root = document.documentElement;
+const $ = (id) => document.getElementById(id);
+const SUITS = { S: "♠", C: "♣", D: "♦", H: "♥" };
+const RECONNECT_MAX_MS = 8000;
+
+const state = {
+  strings: {}, me: null, lang: "en", clockOffset: 0,
+  table: null, hand: null, selected: new Set(), selection: null,
+  ws: null, token: null, instanceId: null, nextId: 1, retryMs: 500, stopped: false,
+};
+
+// ------------------------------------------------------------------ words
+function say(key, params = {}) {
+  const text = state.strings[key] ?? "";
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+// ------------------------------------------------------------------ signing in
+async function signIn() {
+  const query = new URLSearchParams(location.search);
+  // A test server (and only one) lets a test give the code and instance directly, skipping the SDK's
+  // postMessage handshake with a Discord client that is not there; the exchange below is the real one.
+  if (root.dataset.testHooks === "1" && query.get("test_code")) {
+    state.instanceId = query.get("instance_id");
+    state.token = await exchange(query.get("test_code"));
+    return;
+  }
+  const { DiscordSDK } = await import("/client/discord-sdk.js");
+  const sdk = new DiscordSDK(root.dataset.clientId);
+  await sdk.ready();
+  const { code } = await sdk.commands.authorize({
+    client_id: root.dataset.clientId, response_type: "code", state: "", prompt: "none", scope: ["identify"],
+  });
+  state.token = await exchange(code);
+  await sdk.commands.authenticate({ access_token: state.token });
+  state.instanceId = sdk.instanceId;
+}
+
+async function exchange(code) {
+  const answer = await fetch("/api/token", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code }),
+  });
+  const body = await answer.json();
+  if (!answer.ok || !body.access_token) throw new Error(body.error || `token ${answer.status}`);
+  return body.access_token;
+}
+
+// ------------------------------------------------------------------ the socket
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+  state.ws = ws;
+  ws.onopen = () => ws.send(JSON.stringify({ type: "hello", access_token: state.token, instance_id: state.instanceId }));
+  ws.onmessage = (event) => receive(JSON.parse(event.data));
+  ws.onclose = () => {
+    if (state.ws !== ws || state.stopped) return;
+    setStatus(say("reconnecting"));
+    setTimeout(connect, state.retryMs);  // a restart or a takeover: back by itself, the table as stored
+    state.retryMs = Math.min(state.retryMs * 2, RECONNECT_MAX_MS);
+  };
+}
+
+function send(type, fields = {}) {
+  if (!state.ws || state.ws.readyState !== WebSocket.OPEN) return null;
+  const id = state.nextId++;
+  state.ws.send(JSON.stringify({ type, id, ...fields }));
+  return id;
+}
+
+function receive(frame) {
+  switch (frame.type) {
+    case "welcome":
+      state.strings = frame.strings; state.lang = frame.lang; root.lang = frame.lang;
+      state.me = frame.user; state.clockOffset = frame.now - Date.now() / 1000; state.retryMs = 500;
+      break;
+    case "table":
+      state.table = frame;
+      break;
+    case "hand":
+      if (!frame.hand || !state.hand || frame.hand.game !== state.hand.game || frame.hand.version !== state.hand.version) {
+        state.selected = new Set([...state.selected].filter((code) => frame.hand && frame.hand.cards.includes(code)));
+        state.selection = null;
+        if (state.selected.size) askSelection();
+      }
+      state.hand = frame.hand;
+      break;
+    case "selection":
+      if (sameCards(frame.cards, [...state.selected])) state.selection = frame;
+      break;
+    case "ok":
+      if (frame.action === "play" || frame.action === "chop") { state.selected.clear(); state.selection = null; }
+      break;
+    case "error":
+      toast(frame.text);
+      break;
+    case "bye":
+      if (["replaced", "auth_failed", "not_in_instance", "bad_instance", "flood"].includes(frame.code)) state.stopped = true;
+      if (frame.text) toast(frame.text, 0);
+      break;
+    default:
+      return;
+  }
+  render();
+}
+
+function sameCards(a, b) {
+  return a.length === b.length && a.every((code) => b.includes(code));
+}
+
+// ------------------------------------------------------------------ drawing
+function cardElement(code, extra = "") {
+  const suit = code.slice(-1);
+  const el = document.createElement("div");
+  el.className = `card ${suit === "D" || suit === "H" ? "red" : ""} ${extra}`.trim();
+  el.dataset.card = code;
+  el.innerHTML = `<span class="rank"></span><span class="suit">${SUITS[suit] || "?"}</span>`;
+  el.firstChild.textContent = code.slice(0, -1);
+  return el;
+}
+
+function button(action, label, style = "", onClick = () => send(action), disabled = false) {
+  const el = document.createElement("button");
+  el.dataset.action = action;
+  el.textContent = label;
+  if (style) el.className = style;
+  el.disabled = disabled;
+  el.addEventListener("click", onClick);
+  return el;
+}
+
+function mySeat() {
+  const table = state.table;
+  return table && table.seats ? table.seats.find((seat) => seat.user === state.me) : undefined;
+}
+
+function render() {
+  const table = state.table;
+  $("app").dataset.state = table ? table.phase : "connecting";
+  if (!table) { setStatus(say("connecting")); return; }
+  $("title").textContent = table.title || "Tiến lên";
+  $("bet").textContent = table.bet || "";
+  renderSeats(table);
+  renderPile(table);
+  renderEvents(table);
+  renderSummary(table);
+  renderHand();
+  renderControls(table);
+  tick();
+}
+
+function renderSeats(table) {
+  const box = $("seats");
+  box.replaceChildren();
+  for (const seat of table.seats || []) {
+    const el = document.createElement("div");
+    el.className = "seat";
+    el.dataset.seat = seat.seat;
+    el.classList.toggle("turn", seat.turn);
+    el.classList.toggle("me", seat.user === state.me);
+    el.classList.toggle("passed", seat.passed);
+    el.classList.toggle("out", seat.out);
+    const marks = `${seat.host ? "👑 " : ""}${seat.ai ? "🤖 " : ""}`;
+    el.innerHTML = '<span class="count"></span><div class="name"></div><div class="note"></div>';
+    el.querySelector(".name").textContent = marks + seat.name;
+    el.querySelector(".count").textContent = table.phase === "playing" && !seat.out ? `🂠 ${seat.cards}` : "";
+    el.querySelector(".note").textContent = seat.status || "";
+    box.append(el);
+  }
+}
+
+function renderPile(table) {
+  const cards = $("pile-cards");
+  const top = table.top;
+  const key = top ? top.cards.join(" ") : "";
+  if (cards.dataset.shown !== key) {  // redraw (and slide in) only a new play
+    cards.replaceChildren(...(top ? top.cards.map((code) => cardElement(code)) : []));
+    cards.dataset.shown = key;
+  }
+  $("pile-label").textContent = top ? `${table.top_owner} · ${top.name}` : table.phase === "playing" ? say("on_table") : "";
+  $("pile-note").textContent = table.phase === "playing" ? (table.opening || table.lead || "") : "";
+}
+
+function renderEvents(table) {
+  const box = $("events");
+  box.replaceChildren(...(table.events || []).slice().reverse().map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
+}
+
+function renderSummary(table) {
+  const box = $("summary");
+  const summary = table.summary;
+  box.hidden = !summary || table.phase === "playing";
+  if (box.hidden) return;
+  box.replaceChildren();
+  const section = (title, rows) => {
+    if (!rows.length) return;
+    const h = document.createElement("h2");
+    h.textContent = title;
+    box.append(h);
+    for (const row of rows) {
+      const p = document.createElement("div");
+      p.textContent = row;
+      box.append(p);
+    }
+  };
+  section(say("places"), summary.places.map(([place, name]) => `${place} ${name}`));
+  section(say("chips"), summary.chips.map(([name, amount]) => `${name}: ${amount}`));
+  section(say("ratings"), summary.ratings.map(([name, after, change]) => `${name}: ${after} (${change})`));
+  if (summary.hands.length) {
+    const h = document.createElement("h2");
+    h.textContent = say("last_cards");
+    box.append(h);
+    for (const [name, cards] of summary.hands) {
+      const row = document.createElement("div");
+      row.textContent = name;
+      const list = document.createElement("div");
+      list.className = "cards";
+      list.append(...cards.map((code) => cardElement(code)));
+      box.append(row, list);
+    }
+  }
+}
+
+function renderHand() {
+  const box = $("hand");
+  const hand = state.hand;
+  box.replaceChildren();
+  const selection = $("selection");
+  if (!hand) {
+    selection.className = "";
+    selection.textContent = state.table && state.table.phase === "playing" && !mySeat() ? say("spectator") : "";
+    $("quick").replaceChildren();
+    return;
+  }
+  const playable = new Set(hand.playable);
+  for (const code of hand.cards) {
+    const el = cardElement(code, `${playable.has(code) ? "" : "dim"} ${state.selected.has(code) ? "selected" : ""}`);
+    el.setAttribute("role", "button");
+    el.addEventListener("click", () => toggle(code));
+    box.append(el);
+  }
+  if (!state.selected.size) {
+    selection.className = "";
+    selection.textContent = hand.turn || hand.chop ? say("selection_none") : "";
+  } else if (state.selection) {
+    selection.className = state.selection.legal ? "legal" : "illegal";
+    selection.textContent = state.selection.legal ? say("selection_legal") : state.selection.text;
+  }
+  const quick = $("quick");
+  quick.replaceChildren();
+  if (hand.turn || hand.chop) {
+    for (const combo of hand.quick) {
+      const label = combo.cards.map((code) => code.slice(0, -1) + SUITS[code.slice(-1)]).join(" ");
+      const el = button("quick", `${combo.chop ? "💥 " : ""}${label}`, combo.chop ? "chop" : "",
+                        () => send("play", { cards: combo.cards }));
+      el.title = combo.name;
+      el.dataset.cards = combo.cards.join(" ");
+      quick.append(el);
+    }
+  }
+}
+
+function toggle(code) {
+  if (state.selected.has(code)) state.selected.delete(code); else state.selected.add(code);
+  state.selection = null;
+  if (state.selected.size) askSelection();
+  render();
+}
+
+function askSelection() {
+  send("select", { cards: [...state.selected] });
+}
+
+function renderControls(table) {
+  const box = $("controls");
+  const seat = mySeat();
+  const isHost = table.host === state.me;
+  const items = [];
+  if (table.phase === "none" || table.phase === "closed") {
+    items.push(button("create", say("create"), "primary"));
+  } else if (table.phase === "playing") {
+    const hand = state.hand;
+    if (hand && (hand.turn || hand.chop)) {
+      const legal = state.selection && state.selection.legal;
+      const play = () => send(hand.turn ? "play" : "chop", { cards: [...state.selected] });
+      items.push(button(hand.turn ? "play" : "chop", say(hand.turn ? "play" : "chop"), hand.turn ? "primary" : "chop",
+                        play, !state.selected.size || !legal));
+      if (hand.turn) items.push(button("pass", say("pass"), "", () => send("pass"), !hand.can_pass));
+      if (state.selected.size) items.push(button("clear", say("clear"), "", () => { state.selected.clear(); render(); }));
+    }
+    if (seat && hand) items.push(button("leave", say("leave_game"), "danger"));
+  } else {
+    if (table.phase === "between" && seat) items.push(button("next", say("next"), "primary"));
+    if (!seat) items.push(button("join", say("join"), "primary"));
+    if (isHost && table.phase === "lobby") items.push(button("start", say("start"), "primary"));
+    if (!table.ranked && (seat || isHost)) {
+      items.push(button("addbot", say("addbot"), "", () => send("addbot", { level: "normal" })));
+      if ((table.seats || []).some((s) => s.ai)) items.push(button("removebot", say("removebot")));
+    }
+    if (seat) items.push(button("leave", say("leave")));
+    if (isHost) items.push(button("end", say("end"), "danger"));
+  }
+  box.replaceChildren(...items);
+}
+
+// ------------------------------------------------------------------ the clock, the status line
+function setStatus(text, clock = "") {
+  const el = $("status");
+  el.textContent = text;
+  if (clock) {
+    const span = document.createElement("span");
+    span.className = "clock";
+    span.textContent = clock;
+    el.append(span);
+  }
+}
+
+function tick() {
+  const table = state.table;
+  if (!table) return;
+  if (table.phase !== "playing") {
+    const key = { lobby: "lobby", between: "between", closed: "closed", none: "no_table" }[table.phase];
+    setStatus(key ? say(key) : "");
+    return;
+  }
+  const seat = (table.seats || [])[table.turn];
+  const text = !seat ? "" : seat.user === state.me ? say("your_turn") : say("waiting_for", { name: seat.name });
+  let clock = "";
+  if (table.deadline) {
+    const left = Math.max(0, Math.ceil(table.deadline - (Date.now() / 1000 + state.clockOffset)));
+    clock = say("seconds_left", { seconds: left });
+  }
+  setStatus(text, clock);
+}
+
+let toastTimer = null;
+function toast(text, ms = 3500) {
+  const el = $("toast");
+  el.textContent = text;
+  el.hidden = !text;
+  clearTimeout(toastTimer);
+  if (ms) toastTimer = setTimeout(() => { el.hidden = true; }, ms);
+}
+
+// ------------------------------------------------------------------ start
+setInterval(tick, 250);
+signIn().then(connect).catch((error) => {
+  toast(String(error && error.message ? error.message : error), 0);
+});

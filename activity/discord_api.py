@@ -1,0 +1,113 @@
+"""What the Activity asks Discord: the OAuth2 code exchange, who a token belongs to, where an instance runs.
+
+Every call goes to the bot's REST base (``DISCORD_API_BASE`` when set, so a fake
+Discord serves them in tests).  Discord's answers are the only source of who a
+client is and which channel it plays in: the client's own words are never used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import aiohttp
+
+__all__ = ["DiscordApi", "DiscordUser", "Instance", "DiscordRefused", "DiscordUnreachable"]
+
+TIMEOUT = aiohttp.ClientTimeout(total=10)
+
+
+class DiscordRefused(Exception):
+    """Discord answered, and said no (a bad code, a forged or expired token, an unknown instance)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"Discord answered {status}")
+        self.status = status
+
+
+class DiscordUnreachable(Exception):
+    """Discord did not answer (network, 5xx): try again later."""
+
+
+@dataclass(frozen=True)
+class DiscordUser:
+    id: int
+    name: str
+    locale: str
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An activity instance, as Discord describes it: where it runs and who is in it."""
+
+    instance_id: str
+    channel_id: int | None
+    guild_id: int | None
+    users: frozenset[int]
+
+
+class DiscordApi:
+    def __init__(self, api_base: Callable[[], str], *, bot_token: str, application_id: Callable[[], int | None],
+                 client_secret: str) -> None:
+        self._base = api_base  # read at call time: tests point discord.py at a fake after start-up
+        self._bot_token = bot_token
+        self._application_id = application_id
+        self._secret = client_secret
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def application_id(self) -> int | None:
+        return self._application_id()
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(timeout=TIMEOUT)
+        return self._session
+
+    async def _call(self, method: str, path: str, **options: Any) -> Any:
+        url = self._base().rstrip("/") + path
+        try:
+            async with self._client().request(method, url, **options) as response:
+                if response.status >= 500 or response.status == 429:
+                    raise DiscordUnreachable(f"Discord answered {response.status}")
+                if response.status >= 400:
+                    raise DiscordRefused(response.status)
+                return await response.json(content_type=None)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as error:
+            raise DiscordUnreachable(type(error).__name__) from error
+
+    async def exchange(self, code: str) -> str:
+        """The access token for an authorization code from the SDK's ``authorize``."""
+        data = {"client_id": str(self._application_id() or ""), "client_secret": self._secret,
+                "grant_type": "authorization_code", "code": code}
+        answer = await self._call("POST", "/oauth2/token", data=data)
+        token = answer.get("access_token") if isinstance(answer, dict) else None
+        if not isinstance(token, str) or not token:
+            raise DiscordRefused(400)
+        return token
+
+    async def user(self, access_token: str) -> DiscordUser:
+        """Who ``access_token`` belongs to (``GET /users/@me`` with the user's token)."""
+        answer = await self._call("GET", "/users/@me", headers={"Authorization": f"Bearer {access_token}"})
+        if not isinstance(answer, dict) or "id" not in answer:
+            raise DiscordRefused(401)
+        name = answer.get("global_name") or answer.get("username") or str(answer["id"])
+        return DiscordUser(id=int(answer["id"]), name=str(name)[:32], locale=str(answer.get("locale") or "en-US"))
+
+    async def instance(self, instance_id: str) -> Instance:
+        """The activity instance (with the bot's token): its channel and its users."""
+        application = self._application_id()
+        answer = await self._call("GET", f"/applications/{application}/activity-instances/{instance_id}",
+                                  headers={"Authorization": f"Bot {self._bot_token}"})
+        if not isinstance(answer, dict):
+            raise DiscordRefused(404)
+        location = answer.get("location") or {}
+        channel, guild = location.get("channel_id"), location.get("guild_id")
+        return Instance(instance_id=instance_id, channel_id=int(channel) if channel else None,
+                        guild_id=int(guild) if guild else None,
+                        users=frozenset(int(user) for user in answer.get("users") or ()))
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()

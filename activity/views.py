@@ -1,0 +1,114 @@
+"""The JSON the Activity's clients receive: the public table, and one player's own hand.
+
+Pure functions of the runtime's snapshots (:mod:`runtime.snapshot`) and a
+language, worded with the bot's own catalogue and phrases
+(:mod:`cogs.layouts.words`), so the Activity and the table message say the
+same things.  :func:`table_view` holds only public facts (counts, played cards,
+the results of a finished game); :func:`hand_view` is one player's cards and is
+only ever sent to that player's connection.  Snowflakes travel as strings
+(JavaScript numbers lose them).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cogs.layouts.hand import quick_plays
+from cogs.layouts.words import combo_name, event_line, lead_line, opening_line, ordinal, rules_title
+from i18n import number, t
+from runtime.snapshot import HandSnapshot, SeatInfo, TableSnapshot
+from tienlen import Combo
+from tienlen.table import Phase
+
+__all__ = ["table_view", "hand_view", "combo_view", "plain", "LATEST_EVENTS"]
+
+LATEST_EVENTS = 5
+_MARKDOWN = re.compile(r"\*\*|__|`|<t:(\d+):[A-Za-z]>")
+
+
+def plain(text: str) -> str:
+    """A catalogue line without Discord's markdown (the client draws its own emphasis)."""
+    return _MARKDOWN.sub(lambda match: "" if match.group(1) is None else match.group(1), text)
+
+
+def combo_view(combo: Combo, lang: str) -> dict[str, Any]:
+    return {"cards": [card.code for card in combo.cards], "name": combo_name(combo, lang),
+            "chop": combo.bomb is not None}
+
+
+def _seat(seat: SeatInfo, snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
+    status: list[str] = []
+    if snapshot.phase is Phase.PLAYING:
+        if seat.place is not None and not seat.left and not seat.frozen:
+            status.append(t(lang, "table.place", place=ordinal(seat.place + 1, lang)))
+        if seat.passed:
+            status.append(t(lang, "table.passed"))
+        if seat.left:
+            status.append(t(lang, "table.left"))
+        if seat.frozen:
+            status.append(t(lang, "table.frozen"))
+        if seat.afk:
+            status.append(t(lang, "table.afk"))
+    elif seat.ready:
+        status.append(t(lang, "table.ready"))
+    return {"seat": seat.index, "name": seat.name, "user": str(seat.user_id) if seat.user_id else None,
+            "ai": seat.ai_level if seat.is_ai else None, "cards": seat.cards_left, "turn": seat.on_turn,
+            "host": seat.is_host, "passed": seat.passed, "out": seat.place is not None, "afk": seat.afk,
+            "status": ", ".join(plain(text) for text in status)}
+
+
+def table_view(snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
+    """The public table, worded in ``lang`` (one per connection's language)."""
+    playing = snapshot.phase is Phase.PLAYING
+    view: dict[str, Any] = {
+        "type": "table", "version": snapshot.version, "channel": str(snapshot.channel_id),
+        "phase": "closed" if snapshot.closed else snapshot.phase.value,
+        "title": t(lang, "table.title", rules=rules_title(snapshot.rules.name, lang)),
+        "bet": t(lang, "table.bet_line", bet=number(snapshot.bet, lang), count=snapshot.bet),
+        "host": str(snapshot.host_id), "game": snapshot.game_number, "ranked": snapshot.ranked,
+        "max_seats": snapshot.rules.max_players,
+        "seats": [_seat(seat, snapshot, lang) for seat in snapshot.seats],
+        "turn": snapshot.turn if playing else None,
+        "deadline": snapshot.deadline if playing else None,
+        "turn_seconds": snapshot.turn_seconds,
+        "top": combo_view(snapshot.top, lang) if playing and snapshot.top is not None else None,
+        "top_owner": snapshot.seat_name(snapshot.top_owner) if playing and snapshot.top is not None else None,
+        "events": [line for line in (plain(event_line(event, lang)) for event in snapshot.events[-LATEST_EVENTS:])
+                   if line],
+        "tally": [[name, number(amount, lang, signed=True)] for name, amount in snapshot.tally],
+    }
+    if playing and snapshot.top is None and snapshot.turn is not None:
+        view["opening"] = plain(opening_line(snapshot, lang))
+    if playing and snapshot.lead is not None and snapshot.turn is not None:
+        view["lead"] = plain(lead_line(snapshot, lang))
+    summary = snapshot.summary
+    if summary is not None and not playing:
+        view["summary"] = {
+            "game": summary.game_id,
+            "places": [[ordinal(place + 1, lang), name] for place, name in enumerate(summary.places)],
+            "chips": [[name, number(amount, lang, signed=True)] for name, amount, _balance in summary.chips],
+            "ratings": [[name, number(after, lang), number(after - before, lang, signed=True)]
+                        for name, before, after in summary.ratings],
+            # Everyone's last cards: public once the game is over (as in the summary message).
+            "hands": [[name, [card.code for card in cards]] for name, cards in summary.final_hands],
+        }
+    return view
+
+
+def hand_view(hand: HandSnapshot | None, lang: str) -> dict[str, Any]:
+    """``hand``'s owner's cards and what they may do now (``None``: no game of theirs here)."""
+    if hand is None:
+        return {"type": "hand", "hand": None}
+    playable = set()
+    for combo in hand.legal:
+        playable.update(card.code for card in combo.cards)
+    return {"type": "hand", "hand": {
+        "game": hand.game_id, "seat": hand.seat, "version": hand.version,
+        "cards": [card.code for card in hand.cards],
+        "playable": [card.code for card in hand.cards if card.code in playable],
+        "quick": [combo_view(combo, lang) for combo in quick_plays(hand.legal)],
+        "turn": hand.is_turn, "can_pass": hand.can_pass, "chop": hand.out_of_turn,
+        "required": hand.required.code if hand.required is not None else None,
+        "finished": hand.finished, "in_play": hand.in_play,
+    }}
