@@ -64,8 +64,8 @@ def table_view(snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
     view: dict[str, Any] = {
         "type": "table", "version": snapshot.version, "channel": str(snapshot.channel_id),
         "phase": "closed" if snapshot.closed else snapshot.phase.value,
-        "title": t(lang, "table.title", rules=rules_title(snapshot.rules.name, lang)),
-        "bet": t(lang, "table.bet_line", bet=number(snapshot.bet, lang), count=snapshot.bet),
+        "title": plain(t(lang, "table.title", rules=rules_title(snapshot.rules.name, lang))),
+        "bet": plain(t(lang, "table.bet_line", bet=number(snapshot.bet, lang), count=snapshot.bet)),
         "host": str(snapshot.host_id), "game": snapshot.game_number, "ranked": snapshot.ranked,
         "max_seats": snapshot.rules.max_players,
         "seats": [_seat(seat, snapshot, lang) for seat in snapshot.seats],

@@ -1,0 +1,107 @@
+"""The Activity's client in a real browser (headless Chromium through Playwright): two players, one on a
+phone-sized touch screen, open the table, sit down, deal, and the player on turn plays by tapping cards.
+
+The page runs with the test server's hook (``?test_code=…&instance_id=…``, honoured only when the server
+sets ``data-test-hooks``): it skips the SDK's handshake with a Discord client that is not there, and signs
+in through the real ``POST /api/token`` exchange and WebSocket sign-in against the fake Discord.
+Skipped only when Debian's chromium is not installed, and never under ``.ci/run`` (which installs it and sets
+``TIENLEN_REQUIRE_BROWSER=1``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.driver import table_message
+from tienlen import Card
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+pytestmark = [
+    pytest.mark.timeout(60),
+    pytest.mark.skipif(not Path(CHROMIUM).exists() and os.environ.get("TIENLEN_REQUIRE_BROWSER") != "1",
+                       reason="Debian's chromium is not installed (apt-get install -y chromium; .ci/run does it)"),
+]
+
+
+@pytest.fixture
+async def browser():
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def open_page(browser, fake, bot, user, instance, **context):
+    page = await (await browser.new_context(**context)).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    code = fake.activities.authorize(user)
+    await page.goto(f"http://127.0.0.1:{bot.activity_server.port}/?test_code={code}&instance_id={instance}")
+    await page.wait_for_selector('#controls [data-action]')
+    return page
+
+
+async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, activity_bot, browser):
+    fake = fake_discord
+    alice, bob = fake.users[:2]
+    bob.locale = "vi"
+    instance = fake.activities.launch(fake.channel, [alice, bob])
+    desktop = await open_page(browser, fake, activity_bot, alice, instance, viewport={"width": 1024, "height": 720})
+    phone = await open_page(browser, fake, activity_bot, bob, instance, viewport={"width": 360, "height": 740},
+                            has_touch=True, is_mobile=True, device_scale_factor=2)
+    # The vendored SDK loads as a module in this browser (the hook only skips calling it).
+    assert await desktop.evaluate("import('/client/discord-sdk.js').then(m => typeof m.DiscordSDK)") == "function"
+
+    await desktop.click('[data-action="create"]')
+    await phone.wait_for_selector('[data-seat="0"]')
+    await phone.tap('[data-action="join"]')
+    await desktop.wait_for_selector('[data-seat="1"]')
+    assert await phone.text_content('[data-action="leave"]') == "Rời bàn"  # bob's Discord language
+    await desktop.click('[data-action="start"]')
+    for page in (desktop, phone):
+        await page.wait_for_selector("#hand [data-card]")
+
+    channel = fake.channel.id
+    service = activity_bot.tables
+    table = service.table(channel)
+    on_turn = table.game_seats[table.game.turn].user_id
+    player, watcher = (desktop, phone) if on_turn == alice.id else (phone, desktop)
+    # Each page shows its owner's hand and no other: the DOM against the engine.
+    for page, user in ((desktop, alice), (phone, bob)):
+        shown = await page.eval_on_selector_all("#hand [data-card]", "cards => cards.map(c => c.dataset.card)")
+        assert shown == [card.code for card in service.hand(channel, user.id).cards]
+    hand = service.hand(channel, on_turn)
+    play = min(hand.legal, key=lambda combo: (combo.size, combo.top))  # e.g. the 3♠ that must open
+    dimmed = await player.eval_on_selector_all("#hand .card.dim", "cards => cards.map(c => c.dataset.card)")
+    assert not set(dimmed) & {card.code for card in play.cards}
+    assert set(dimmed) == {card.code for card in hand.cards} - {card.code for combo in hand.legal for card in combo.cards}
+
+    tap = player.tap if player is phone else player.click
+    for card in play.cards:
+        await tap(f'#hand [data-card="{card.code}"]')
+    await player.wait_for_selector("#selection.legal")
+    await tap('#controls [data-action="play"]:not([disabled])')
+
+    codes = [card.code for card in play.cards]
+    for page in (watcher, player):
+        await page.wait_for_function(
+            "codes => [...document.querySelectorAll('#pile-cards [data-card]')].map(c => c.dataset.card).join() === codes.join()",
+            arg=codes)
+    assert not await player.query_selector_all(f'#hand [data-card="{codes[0]}"]')  # gone from the hand
+    symbols = " ".join(Card.parse(code).symbol for code in codes)
+    await fake.wait_for(lambda: symbols in table_message(fake).text(), what="the table message to show the play")
+    assert desktop.errors == [] and phone.errors == []
+    shots = os.environ.get("ACTIVITY_SCREENSHOTS")  # a folder: docs/images/activity-*.png were made so
+    if shots:
+        await desktop.screenshot(path=str(Path(shots) / "activity-desktop.png"))
+        await phone.screenshot(path=str(Path(shots) / "activity-phone.png"), full_page=True)
