@@ -145,6 +145,9 @@ class HandMessages:
         self._cleanups: set[asyncio.Task[None]] = set()
         self.dm_closed: set[tuple[int, int]] = set()
         self._dm_notice_due: set[tuple[int, int]] = set()
+        self.webhooks_refuse_pictures = False
+        """Discord refused a new picture in a webhook edit once (discord-api-docs #7529): from then on a view
+        whose picture changes is posted again at once, not first offered as an edit that would be refused."""
 
     # --------------------------------------------------------- the runtime's news
     async def show(self, user_id: int, hand: HandSnapshot, *, new_game: bool) -> None:
@@ -297,12 +300,16 @@ class HandMessages:
             return
         message = await _hand_message(hand, shown.lang, shown=shown.shows)
         try:
-            try:
-                await _edit_ephemeral(shown, _edit_kwargs(message))
-            except discord.HTTPException as error:
-                if not (message.get("files") and refuses_new_picture(error)):
-                    raise
-                await self._replace_ephemeral(shown, message)
+            if message.get("files") and self.webhooks_refuse_pictures:
+                await self._replace_ephemeral(shown, message)  # no edit that Discord has shown it refuses
+            else:
+                try:
+                    await _edit_ephemeral(shown, _edit_kwargs(message))
+                except discord.HTTPException as error:
+                    if not (message.get("files") and refuses_new_picture(error)):
+                        raise
+                    self.webhooks_refuse_pictures = True
+                    await self._replace_ephemeral(shown, message)
         except _ERRORS as error:
             # Dismissed by the player, token gone, or Discord failing: "My hand" shows it again.
             if self._ephemeral.get(key) is shown:

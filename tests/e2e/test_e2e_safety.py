@@ -67,6 +67,9 @@ async def test_an_ephemeral_hand_follows_the_game_without_being_opened_again(fak
     refreshes = [r for r in fake.requests if r.key in ("PATCH /webhooks/{app_id}/{token}/messages/{message_id}",
                                                        "POST /webhooks/{app_id}/{token}")]
     assert refreshes, "the view changed only through the player's own presses"
+    refused = [r for r in fake.requests if r.key == "PATCH /webhooks/{app_id}/{token}/messages/{message_id}"
+               and r.status == 400]
+    assert len(refused) <= 1, "once Discord refused a new picture in a webhook edit, the bot stops asking"
 
 
 async def test_a_move_made_in_the_dm_also_updates_an_open_ephemeral_view(fake_discord, start_bot, make_bot):
