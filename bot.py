@@ -88,6 +88,7 @@ class TienLenBot(commands.AutoShardedBot):
         self.activity_settings = activity_settings if activity_settings is not None else ActivitySettings.from_env()
         # The Activity's web server (activity/), when ACTIVITY_PORT is set (``activity`` is discord.py's presence).
         self.activity_server = None
+        self._our_components = _OUR_COMPONENTS
 
     async def setup_hook(self) -> None:
         self._watch()
@@ -127,7 +128,9 @@ class TienLenBot(commands.AutoShardedBot):
         change before the Discord layer is (the runtime's one notifier becomes both)."""
         from activity.discord_api import DiscordApi
         from activity.hub import Fanout
+        from activity.launch import OPEN_TEMPLATE, OpenActivity
         from activity.server import ActivityServer
+        from cogs.layouts.table import offer_activity
 
         assert self.tables is not None
         api = DiscordApi(lambda: discord.http.Route.BASE, bot_token=self.settings.discord_token or "",
@@ -136,6 +139,9 @@ class TienLenBot(commands.AutoShardedBot):
         self.activity_server = ActivityServer(self.tables, self.activity_settings, api=api)
         self.tables.notifier = Fanout(self.delivery, self.activity_server.hub)
         await self.activity_server.start()
+        offer_activity(True)  # "Open the table" on the table messages, answered by OpenActivity
+        self.add_dynamic_items(OpenActivity)
+        self._our_components = (*self._our_components, re.compile(OPEN_TEMPLATE))
 
     # ------------------------------------------------------------ the cluster
     async def _join_cluster(self) -> None:
@@ -200,7 +206,7 @@ class TienLenBot(commands.AutoShardedBot):
         if interaction.type is not discord.InteractionType.component:
             return
         custom_id = str((interaction.data or {}).get("custom_id", ""))
-        ours = any(pattern.fullmatch(custom_id) for pattern in _OUR_COMPONENTS)
+        ours = any(pattern.fullmatch(custom_id) for pattern in self._our_components)
         # discord.py only dispatches ids that are really on the message; answer the rest.
         if not (ours and _on_message(interaction.message, custom_id)) and not interaction.response.is_done():
             await reply(interaction, t(lang_of(interaction), "error.stale"))
@@ -216,6 +222,9 @@ class TienLenBot(commands.AutoShardedBot):
         if self.cluster is not None:
             self.cluster.stopping()
         if self.activity_server is not None:
+            from cogs.layouts.table import offer_activity
+
+            offer_activity(False)  # a module-wide switch: the next bot in this process (tests) starts without it
             await self.activity_server.close()
         if self.tables is not None:
             await self.tables.close()

@@ -28,11 +28,22 @@ from runtime.snapshot import TableSnapshot
 from tienlen.rules import RuleSet
 from tienlen.table import Phase
 
-__all__ = ["table_layout", "PLAY_IMAGE", "LATEST_EVENTS"]
+__all__ = ["table_layout", "PLAY_IMAGE", "LATEST_EVENTS", "OPEN_ACTIVITY", "offer_activity"]
 
 PLAY_IMAGE = "play.jpg"
 LATEST_EVENTS = 5
 """Moves shown under "Latest"."""
+
+OPEN_ACTIVITY = "tl:a:open:{channel}"
+"""The custom id of "Open the table", which starts the Activity (activity/launch.py answers it)."""
+_ACTIVITY = {"offered": False}
+"""Whether this bot serves the Activity (ACTIVITY_PORT): set once at start-up by :func:`offer_activity`."""
+
+
+def offer_activity(offered: bool) -> None:
+    """The table messages offer "Open the table" from now on (the bot serves the Activity)."""
+    _ACTIVITY["offered"] = offered
+
 
 _PRIMARY, _SECONDARY, _SUCCESS, _DANGER = (discord.ButtonStyle.primary, discord.ButtonStyle.secondary,
                                            discord.ButtonStyle.success, discord.ButtonStyle.danger)
@@ -130,8 +141,10 @@ def _buttons(snapshot: TableSnapshot, lang: str) -> list[ui.Button]:
     if snapshot.closed:
         return []
     channel = snapshot.channel_id
+    opener = [button(OPEN_ACTIVITY.format(channel=channel), t(lang, "activity.button.open"), _PRIMARY, emoji="🃏")
+              ] if _ACTIVITY["offered"] else []
     if snapshot.phase is Phase.PLAYING:
-        return [button(table_id("leave", channel), t(lang, "button.leave_game"), _DANGER)]
+        return [button(table_id("leave", channel), t(lang, "button.leave_game"), _DANGER), *opener]
     buttons = []
     if snapshot.phase is Phase.BETWEEN:
         buttons.append(button(table_id("next", channel), t(lang, "button.next"), _SUCCESS, emoji="▶️"))
@@ -140,4 +153,4 @@ def _buttons(snapshot: TableSnapshot, lang: str) -> list[ui.Button]:
         buttons.append(button(table_id("ai", channel), t(lang, "button.add_ai"), _SECONDARY, emoji="🤖"))
     if snapshot.phase is Phase.LOBBY:
         buttons.append(button(table_id("start", channel), t(lang, "button.start"), _SUCCESS))
-    return buttons
+    return buttons + opener

@@ -19,6 +19,9 @@ Tests drive it with ``fake.activities``::
     code = fake.activities.authorize(alice)                            # what commands.authorize gives
     token = fake.activities.token_for(alice)                          # or skip the code
     fake.activities.expire(token)
+
+An interaction answered with LAUNCH_ACTIVITY (12) starts an instance in its channel with its user
+(``result.interaction.activity_instance``).
 """
 
 from __future__ import annotations

@@ -42,13 +42,14 @@ class ResponseType(IntEnum):
     UPDATE_MESSAGE = 7
     AUTOCOMPLETE_RESULT = 8
     MODAL = 9
+    LAUNCH_ACTIVITY = 12
 
 
 # Which first responses Discord accepts for each interaction type.
 _ALLOWED = {
     InteractionType.PING: {1},
-    InteractionType.APPLICATION_COMMAND: {4, 5, 9},
-    InteractionType.MESSAGE_COMPONENT: {4, 5, 6, 7, 9},
+    InteractionType.APPLICATION_COMMAND: {4, 5, 9, 12},
+    InteractionType.MESSAGE_COMPONENT: {4, 5, 6, 7, 9, 12},
     InteractionType.AUTOCOMPLETE: {8},
     InteractionType.MODAL_SUBMIT: {4, 5, 6, 7},
 }
@@ -81,6 +82,8 @@ class SentInteraction:
     choices: Optional[list[dict]] = None
     modal: Optional[dict] = None
     timed_out: bool = False
+    # LAUNCH_ACTIVITY (12): the activity instance Discord started for the user (activities.py).
+    activity_instance: Optional[str] = None
     # Callbacks the fake refused (e.g. invalid payloads), to explain a timeout.
     rejected: list[str] = field(default_factory=list)
 
@@ -165,6 +168,8 @@ class InteractionRegistry:
         # FakeDiscord.edit_limit (30046 on edits of hour-old messages); None: no limit.
         self.edit_limit: Optional[OldMessageEdits] = None
         self._by_token: dict[str, SentInteraction] = {}
+        # Starts an Activity for LAUNCH_ACTIVITY (12): (channel, user) -> instance id; set by FakeDiscord.
+        self.launch_activity: Optional[Callable[[Channel, User], str]] = None
 
     def new(self, *, type: InteractionType, user: User, channel: Channel, guild: Optional[Guild],
             source: Optional[Message] = None, command_name: Optional[str] = None,
@@ -224,6 +229,10 @@ class InteractionRegistry:
             sent.choices = list(data.get("choices") or [])
         elif kind is ResponseType.MODAL:
             sent.modal = data
+        elif kind is ResponseType.LAUNCH_ACTIVITY:
+            if self.launch_activity is None:
+                raise invalid_form("this application has no Activity")
+            sent.activity_instance = self.launch_activity(sent.channel, sent.user)
 
     def _callback_payload(self, sent: SentInteraction, kind: ResponseType) -> dict:
         message = sent.original if kind in (4, 5, 7) else None

@@ -63,6 +63,8 @@ class FakeDiscord:
         self.commands = CommandStore(self.world)
         self.activities = Activities(self)  # OAuth2 codes and tokens, activity instances (activities.py)
         self.interactions = InteractionRegistry(self.world, self.feed, self._announce)
+        # LAUNCH_ACTIVITY answers start an Activity in the interaction's channel, with its user in it.
+        self.interactions.launch_activity = lambda channel, user: self.activities.launch(channel, [user])
         self.gateway = Gateway(self.world, heartbeat_interval_ms=heartbeat_interval_ms)
         self.gateway.token_ok = self.token_ok
         self.response_deadline = response_deadline
