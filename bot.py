@@ -21,6 +21,7 @@ import discord
 from discord.ext import commands
 
 import db
+from activity.entry_point import EntryPointTree
 from activity.settings import ActivitySettings
 from cogs.admin_cog import AdminCog
 from cogs.chips_cog import ChipsCog
@@ -76,6 +77,8 @@ class TienLenBot(commands.AutoShardedBot):
         pace = GlobalPace(settings.rest_requests_per_second) if settings.rest_requests_per_second else None
         options.setdefault("http_trace", rest_trace(self.metrics, self.budget, self._first_answer, pace,
                                                     edit_limits=self.edit_limits))
+        # A global sync keeps the Entry Point command that Discord gives an application with Activities.
+        options.setdefault("tree_cls", EntryPointTree)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options)
         self.settings = settings
         self.sync_globally = sync_globally

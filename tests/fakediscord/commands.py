@@ -15,11 +15,14 @@ from typing import Any, Optional
 
 from . import payloads
 from .errors import ClientRefused
+from .wire import ApiError
 from .world import ALL_PERMISSIONS, Attachment, Channel, Guild, Member, Role, User, World
 
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
 GUILD_CONTEXT, BOT_DM_CONTEXT = 0, 1
+PRIMARY_ENTRY_POINT = 4
+"""The command type of an application's Entry Point ("Launch"), which Discord adds when Activities are enabled."""
 
 
 class CommandStore:
@@ -34,8 +37,20 @@ class CommandStore:
     def list(self, guild_id: Optional[int] = None) -> list[dict]:
         return list(self._scopes.get(guild_id, []))
 
+    def add_entry_point(self, name: str = "launch") -> dict:
+        """What enabling Activities on the Developer Portal does: a global Entry Point command
+        (handler 2: Discord launches the Activity itself)."""
+        return self.upsert({"name": name, "type": PRIMARY_ENTRY_POINT, "handler": 2, "description": "",
+                            "contexts": [0, 1, 2], "integration_types": [0, 1]})
+
     def bulk_overwrite(self, payload: list[dict], guild_id: Optional[int] = None) -> list[dict]:
         previous = {(c["name"], c["type"]): c for c in self._scopes.get(guild_id, [])}
+        keeps_entry_point = any(entry.get("type") == PRIMARY_ENTRY_POINT for entry in payload)
+        if guild_id is None and not keeps_entry_point and any(kind == PRIMARY_ENTRY_POINT for _, kind in previous):
+            # As Discord answers a bulk update without the app's Entry Point command.
+            raise ApiError(400, 50240, "You cannot remove this app's Entry Point command in a bulk update operation. "
+                                       "Please include the Entry Point command in your update request or delete it "
+                                       "separately.")
         stored = [self._normalise(entry, guild_id, previous) for entry in payload]
         self._scopes[guild_id] = stored
         return stored
