@@ -1,9 +1,11 @@
 """The Activity's client in a real browser (headless Chromium through Playwright): two players, one on a
 phone-sized touch screen, open the table, sit down, deal, and the player on turn plays by tapping cards.
 
-The page runs with the test server's hook (``?test_code=…&instance_id=…``, honoured only when the server
-sets ``data-test-hooks``): it skips the SDK's handshake with a Discord client that is not there, and signs
-in through the real ``POST /api/token`` exchange and WebSocket sign-in against the fake Discord.
+The phone page runs the real Embedded App SDK inside a stand-in of Discord's client
+(:mod:`tests.activity.discord_harness`: handshake, READY, AUTHORIZE answered with a code of the fake
+Discord, AUTHENTICATE); the desktop page takes the test server's hook instead (``?test_code=…&instance_id=…``,
+honoured only when the server sets ``data-test-hooks``), which skips the SDK. Both sign in through the real
+``POST /api/token`` exchange and WebSocket sign-in against the fake Discord.
 Skipped only when Debian's chromium is not installed, and never under ``.ci/run`` (which installs it and sets
 ``TIENLEN_REQUIRE_BROWSER=1``)."""
 
@@ -15,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.activity.discord_harness import HARNESS_PATH, harness_page
 from tests.e2e.driver import table_message
+from tests.fakediscord import payloads
 from tienlen import Card
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -51,14 +55,34 @@ async def open_page(browser, fake, bot, user, instance, **context):
     return page
 
 
+async def open_in_discord(browser, fake, bot, user, instance, **context):
+    """A page that holds the client in an iframe, as Discord does, and answers the SDK (the phone's)."""
+    page = await (await browser.new_context(**context)).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    base = f"http://127.0.0.1:{bot.activity_server.port}"
+    html = harness_page(instance_id=instance, code=fake.activities.authorize(user), user=payloads.user(user),
+                        application_id=fake.world.application_id)
+    await page.route(base + HARNESS_PATH, lambda route: route.fulfill(body=html, content_type="text/html"))
+    await page.goto(base + HARNESS_PATH)
+    frame = page.frame_locator("#activity")
+    await frame.locator("#controls [data-action]").first.wait_for()
+    assert await page.evaluate("window.commands.slice(0, 3)") == ["HANDSHAKE", "AUTHORIZE", "AUTHENTICATE"]
+    activity = next(child for child in page.frames if child.url.startswith(base + "/?frame_id="))
+    activity.errors = errors
+    return page, activity
+
+
 async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, activity_bot, browser):
     fake = fake_discord
     alice, bob = fake.users[:2]
     bob.locale = "vi"
     instance = fake.activities.launch(fake.channel, [alice, bob])
     desktop = await open_page(browser, fake, activity_bot, alice, instance, viewport={"width": 1024, "height": 720})
-    phone = await open_page(browser, fake, activity_bot, bob, instance, viewport={"width": 360, "height": 740},
-                            has_touch=True, is_mobile=True, device_scale_factor=2)
+    phone_page, phone = await open_in_discord(browser, fake, activity_bot, bob, instance,
+                                              viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True,
+                                              device_scale_factor=2)
     # The vendored SDK loads as a module in this browser (the hook only skips calling it).
     assert await desktop.evaluate("import('/client/discord-sdk.js').then(m => typeof m.DiscordSDK)") == "function"
 
@@ -104,4 +128,4 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     shots = os.environ.get("ACTIVITY_SCREENSHOTS")  # a folder: docs/images/activity-*.png were made so
     if shots:
         await desktop.screenshot(path=str(Path(shots) / "activity-desktop.png"))
-        await phone.screenshot(path=str(Path(shots) / "activity-phone.png"), full_page=True)
+        await phone_page.screenshot(path=str(Path(shots) / "activity-phone.png"))
