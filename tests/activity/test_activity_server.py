@@ -271,3 +271,68 @@ async def test_a_spectator_sees_the_table_and_no_hand(fake_discord, activity_bot
     await player.ask("play", cards=player.latest("hand")["hand"]["quick"][0]["cards"])
     await carol.wait(lambda frame: frame["type"] == "table" and frame.get("top") is not None)
     assert all(frame["hand"] is None for frame in carol.frames if frame["type"] == "hand")
+
+
+async def test_three_players_and_an_ai_seat_play_a_whole_game_in_the_activity(fake_discord, activity_bot, connect):
+    """Every human move is made in the Activity (the lowest quick play, else pass); the AI seat plays by itself.
+    The game ends with its results in every client, the summary in the channel, and no client ever got a
+    card of another player's hand while the game ran."""
+    fake = fake_discord
+    users = fake.users[:3]
+    instance = fake.activities.launch(fake.channel, users)
+    clients = [await connect(user, instance) for user in users]
+    assert (await clients[0].ask("create"))["type"] == "ok"
+    for client in clients[1:]:
+        assert (await client.ask("join"))["type"] == "ok"
+    assert (await clients[0].ask("addbot", level="easy"))["type"] == "ok"
+    assert (await clients[0].ask("start"))["type"] == "ok"
+    moved: dict[int, tuple] = {}
+
+    async def play_while_the_game_runs(client) -> None:
+        seen = 0
+        while True:
+            frame = await client.wait(lambda item: item["type"] in ("hand", "table"), timeout=20, since=seen)
+            seen = client.frames.index(frame, seen) + 1
+            if frame["type"] == "table" and frame.get("phase") == "between":
+                return
+            hand = frame.get("hand") if frame["type"] == "hand" else None
+            if hand and hand["turn"] and moved.get(client.user.id) != (hand["game"], hand["version"]):
+                moved[client.user.id] = (hand["game"], hand["version"])
+                if hand["quick"]:
+                    await client.send({"type": "play", "cards": hand["quick"][0]["cards"]})
+                else:
+                    await client.send({"type": "pass"})
+
+    await asyncio.wait_for(asyncio.gather(*(play_while_the_game_runs(client) for client in clients)), 60)
+    for client in clients:
+        result = await client.wait(lambda frame: frame["type"] == "table" and frame.get("summary") is not None)
+        assert len(result["summary"]["places"]) == 4 and {name for name, _ in result["summary"]["chips"]} == {
+            user.name for user in users}
+    await fake.wait_for(lambda: any(t("en", "summary.title") in message.text()
+                                    for message in fake.messages(fake.channel)), what="the summary message")
+    # While the game ran, a client's frames named only its own cards (and the public plays on the table).
+    for client in clients:
+        own: set[str] = set()
+        for frame in client.frames:
+            if frame["type"] == "hand" and frame["hand"] is not None:
+                own |= set(frame["hand"]["cards"])
+        for frame in client.frames:
+            if frame["type"] == "hand" and frame["hand"] is not None:
+                assert set(frame["hand"]["cards"]) <= own
+        others = [other for other in clients if other is not client]
+        for other in others:
+            their = set()
+            for frame in other.frames:
+                if frame["type"] == "hand" and frame["hand"] is not None:
+                    their |= set(frame["hand"]["cards"])
+            assert not own & their  # a hand frame never carried a card dealt to someone else
+
+
+async def test_a_stopping_bot_tells_its_clients_to_reconnect(fake_discord, activity_bot, connect):
+    fake = fake_discord
+    fake.users[0].locale = "vi"
+    client = await connect(fake.users[0])
+    await activity_bot.activity_server.close()
+    await asyncio.wait_for(client.closed.wait(), 5)
+    assert client.frames[-1] == {"type": "bye", "code": "restarting", "text": t("vi", "activity.error.restarting")}
+    assert client.ws.close_code == 1001
