@@ -65,8 +65,9 @@ class Connection:
     """One client's WebSocket, once Discord has said who it is and where it plays."""
 
     def __init__(self, ws: web.WebSocketResponse, *, user_id: int, name: str, locale: str, channel_id: int,
-                 guild_id: int, queue_size: int, send_timeout: float) -> None:
+                 guild_id: int, queue_size: int, send_timeout: float, transport: Any = None) -> None:
         self.ws = ws
+        self.transport = transport  # the TCP connection, aborted when the client does not read
         self.user_id, self.name, self.locale = user_id, name, locale
         self.lang = language_of(locale)
         self.channel_id, self.guild_id = channel_id, guild_id
@@ -138,10 +139,8 @@ class Connection:
             self._closing = asyncio.get_running_loop().create_task(self._close(code, reason, abort=True))
 
     async def _close(self, code: int, reason: str, *, abort: bool = False) -> None:
-        if abort:  # a client that does not read would never answer the closing handshake
-            transport = self.ws._req.transport if self.ws._req is not None else None  # noqa: SLF001
-            if transport is not None:
-                transport.abort()
+        if abort and self.transport is not None:  # a client that does not read never answers the closing handshake
+            self.transport.abort()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code=code, message=reason.encode()), self.send_timeout)
 

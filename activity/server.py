@@ -141,7 +141,7 @@ class ActivityServer:
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(max_msg_size=MAX_TRANSPORT_FRAME, heartbeat=30.0)
         await ws.prepare(request)
-        connection = await self._authenticate(ws)
+        connection = await self._authenticate(ws, request)
         if connection is None:
             return ws
         self.hub.attach(connection)
@@ -158,7 +158,7 @@ class ActivityServer:
             await connection.finished()
         return ws
 
-    async def _authenticate(self, ws: web.WebSocketResponse) -> Connection | None:
+    async def _authenticate(self, ws: web.WebSocketResponse, request: web.Request) -> Connection | None:
         """The first frame, checked with Discord; None when refused (the socket is closed with the reason)."""
         lang = "en"
         try:
@@ -188,7 +188,8 @@ class ActivityServer:
             # Another cluster process runs this server's tables; acting here would fork them (issue 43: to do).
             return await self._refuse(ws, "elsewhere", lang)
         return Connection(ws, user_id=user.id, name=user.name, locale=user.locale, channel_id=instance.channel_id,
-                          guild_id=instance.guild_id, queue_size=self.queue_size, send_timeout=self.send_timeout)
+                          guild_id=instance.guild_id, queue_size=self.queue_size, send_timeout=self.send_timeout,
+                          transport=request.transport)
 
     async def _refuse(self, ws: web.WebSocketResponse, code: str, lang: str) -> None:
         with contextlib.suppress(Exception):

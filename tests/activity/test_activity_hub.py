@@ -14,7 +14,6 @@ class StuckSocket:
         self.sent: list[str] = []
         self.closed = False
         self.close_code = None
-        self._req = None
         self.stuck = asyncio.Event()
 
     async def send_str(self, text: str) -> None:
@@ -26,9 +25,16 @@ class StuckSocket:
         self.closed, self.close_code = True, code
 
 
+class Transport:
+    aborted = False
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
 def connection(ws, *, queue_size: int = 8, send_timeout: float = 30.0) -> Connection:
     return Connection(ws, user_id=1, name="An", locale="en-US", channel_id=2, guild_id=3, queue_size=queue_size,
-                      send_timeout=send_timeout)
+                      send_timeout=send_timeout, transport=Transport())
 
 
 async def test_a_client_that_never_reads_fills_its_queue_and_is_dropped():
@@ -38,7 +44,7 @@ async def test_a_client_that_never_reads_fills_its_queue_and_is_dropped():
     assert accepted == [True] * 8 + [False] * 12  # queued up to the bound, then dropped at once
     assert client.closed and client.close_code == CLOSE_TOO_SLOW
     await client.finished()
-    assert ws.closed and ws.close_code == CLOSE_TOO_SLOW
+    assert ws.closed and ws.close_code == CLOSE_TOO_SLOW and client.transport.aborted
     assert client.writer.cancelled() or client.writer.done()
     assert client.send({"type": "table"}) is False  # a dropped client takes nothing more
 
