@@ -73,6 +73,7 @@ class ActivityServer:
         self.queue_size, self.send_timeout = queue_size, send_timeout
         self.frame_rate, self.frame_burst = frame_rate, frame_burst
         self.clock = clock
+        self.hello_seconds = HELLO_SECONDS
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 
@@ -162,7 +163,7 @@ class ActivityServer:
         """The first frame, checked with Discord; None when refused (the socket is closed with the reason)."""
         lang = "en"
         try:
-            message = await ws.receive(timeout=HELLO_SECONDS)
+            message = await ws.receive(timeout=self.hello_seconds)
         except asyncio.TimeoutError:
             return await self._refuse(ws, "hello_timeout", lang)
         if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):

@@ -104,6 +104,31 @@ async def test_a_bad_sign_in_is_closed_with_the_reason(fake_discord, connect, ca
     assert not any(frame["type"] in ("table", "hand", "welcome") for frame in client.frames)
 
 
+async def test_a_client_that_does_not_sign_in_in_time_is_closed(fake_discord, activity_bot, connect):
+    activity_bot.activity_server.hello_seconds = 0.2
+    silent = await activity_bot_silent_client(activity_bot)  # connects, and says nothing
+    await asyncio.wait_for(silent.closed.wait(), 5)
+    assert silent.frames == [{"type": "bye", "code": "hello_timeout", "text": t("en", "activity.error.hello_timeout")}]
+    assert silent.ws.close_code == CLOSE_AUTH
+    await silent.close()
+
+
+async def activity_bot_silent_client(bot):
+    from tests.activity.conftest import Client
+
+    session = aiohttp.ClientSession()
+    ws = await session.ws_connect(url(bot, "/ws"))
+    client = Client(ws, None)
+    original = client.close
+
+    async def close() -> None:
+        await original()
+        await session.close()
+
+    client.close = close
+    return client
+
+
 async def test_a_second_connection_of_the_same_user_wins_and_the_older_is_told(fake_discord, connect, activity_bot):
     alice = fake_discord.users[0]
     instance = fake_discord.activities.launch(fake_discord.channel, [alice])
