@@ -93,10 +93,9 @@ async def test_a_bad_sign_in_is_closed_with_the_reason(fake_discord, connect, ca
         hello["instance_id"], expected = "../../users/@me", "bad_instance"
     elif case == "not_hello":
         hello, expected = {"type": "play", "cards": ["3S"]}, "hello_first"
-    client = await connect(None, instance, hello=hello, welcome=False)
     if case == "binary":
-        client = await connect(None, instance, hello={}, welcome=False)  # {} is refused as malformed
-        expected = "malformed"
+        hello, expected = json.dumps(hello).encode(), "binary"  # the right words, in a binary frame
+    client = await connect(None, instance, hello=hello, welcome=False)
     await asyncio.wait_for(client.closed.wait(), 5)
     bye = client.frames[-1]
     assert bye["type"] == "bye" and bye["code"] == expected and bye["text"] == t("en", f"activity.error.{expected}")
