@@ -360,3 +360,10 @@ async def test_a_stopping_bot_tells_its_clients_to_reconnect(fake_discord, activ
     await asyncio.wait_for(client.closed.wait(), 5)
     assert client.frames[-1] == {"type": "bye", "code": "restarting", "text": t("vi", "activity.error.restarting")}
     assert client.ws.close_code == 1001
+
+
+async def test_a_channel_run_by_another_cluster_process_is_refused(fake_discord, activity_bot, connect):
+    activity_bot.tables.owns_guild = lambda guild_id: False  # as for a guild of another slot
+    client = await connect(fake_discord.users[0], welcome=False)
+    await asyncio.wait_for(client.closed.wait(), 5)
+    assert client.frames == [{"type": "bye", "code": "elsewhere", "text": t("en", "activity.error.elsewhere")}]
