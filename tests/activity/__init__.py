@@ -1,0 +1,1 @@
+"""Tests of the table as a Discord Activity (activity/): server, protocol, browser."""
