@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from cogs.layouts.hand import quick_plays
-from cogs.layouts.words import combo_name, event_line, lead_line, opening_line, ordinal, rules_title
+from cogs.layouts.words import combo_name, event_line, lead_line, opening_line, ordinal, rules_title, seat_status
 from i18n import number, t
 from runtime.snapshot import HandSnapshot, SeatInfo, TableSnapshot
 from tienlen import Combo
@@ -38,20 +38,7 @@ def combo_view(combo: Combo, lang: str) -> dict[str, Any]:
 
 
 def _seat(seat: SeatInfo, snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
-    status: list[str] = []
-    if snapshot.phase is Phase.PLAYING:
-        if seat.place is not None and not seat.left and not seat.frozen:
-            status.append(t(lang, "table.place", place=ordinal(seat.place + 1, lang)))
-        if seat.passed:
-            status.append(t(lang, "table.passed"))
-        if seat.left:
-            status.append(t(lang, "table.left"))
-        if seat.frozen:
-            status.append(t(lang, "table.frozen"))
-        if seat.afk:
-            status.append(t(lang, "table.afk"))
-    elif seat.ready:
-        status.append(t(lang, "table.ready"))
+    status = seat_status(seat, snapshot, lang, with_count=False)  # the client draws the count itself
     return {"seat": seat.index, "name": seat.name, "user": str(seat.user_id) if seat.user_id else None,
             "ai": seat.ai_level if seat.is_ai else None, "cards": seat.cards_left, "turn": seat.on_turn,
             "host": seat.is_host, "passed": seat.passed, "out": seat.place is not None, "afk": seat.afk,

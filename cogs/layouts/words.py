@@ -17,7 +17,7 @@ from tienlen import Combo, ComboKind, format_cards
 from tienlen.table import Phase
 
 __all__ = ["event_line", "combo_name", "play_text", "rules_title", "error_text", "lead_line", "opening_line",
-           "ordinal", "bets", "chips", "seat_line", "clip"]
+           "ordinal", "bets", "chips", "seat_line", "seat_status", "clip"]
 
 DEALT = 13  # cards in a hand before its first play
 
@@ -63,11 +63,19 @@ def seat_line(seat: SeatInfo, snapshot: TableSnapshot, lang: str) -> str:
         marks.append("👑")
     if seat.is_ai:
         marks.append("🤖")
+    status = seat_status(seat, snapshot, lang)
+    prefix = " ".join(marks)
+    return f"{prefix} {name}".strip() + (f" — {', '.join(status)}" if status else "")
+
+
+def seat_status(seat: SeatInfo, snapshot: TableSnapshot, lang: str, *, with_count: bool = True) -> list[str]:
+    """What a seat's line says of it: its place (or, ``with_count``, its cards left), passed, left, frozen,
+    AFK; in the lobby, ready."""
     status: list[str] = []
     if snapshot.phase is Phase.PLAYING:
         if seat.place is not None and not seat.left and not seat.frozen:
             status.append(t(lang, "table.place", place=ordinal(seat.place + 1, lang)))
-        elif not seat.left:
+        elif not seat.left and with_count:
             status.append(t(lang, "table.cards_left", count=seat.cards_left))
         if seat.passed:
             status.append(t(lang, "table.passed"))
@@ -79,8 +87,7 @@ def seat_line(seat: SeatInfo, snapshot: TableSnapshot, lang: str) -> str:
             status.append(t(lang, "table.afk"))
     elif seat.ready:
         status.append(t(lang, "table.ready"))
-    prefix = " ".join(marks)
-    return f"{prefix} {name}".strip() + (f" — {', '.join(status)}" if status else "")
+    return status
 
 
 def lead_line(snapshot: TableSnapshot, lang: str) -> str:
