@@ -133,7 +133,6 @@ class TienLenBot(commands.AutoShardedBot):
         from activity.hub import Fanout
         from activity.launch import OPEN_TEMPLATE, OpenActivity
         from activity.server import ActivityServer
-        from cogs.layouts.table import offer_activity
 
         assert self.tables is not None
         api = DiscordApi(lambda: discord.http.Route.BASE, bot_token=self.settings.discord_token or "",
@@ -142,7 +141,7 @@ class TienLenBot(commands.AutoShardedBot):
         self.activity_server = ActivityServer(self.tables, self.activity_settings, api=api)
         self.tables.notifier = Fanout(self.delivery, self.activity_server.hub)
         await self.activity_server.start()
-        offer_activity(True)  # "Open the table" on the table messages, answered by OpenActivity
+        self.delivery.table_messages.offers_activity = True  # "Open the table", answered by OpenActivity
         self.add_dynamic_items(OpenActivity)
         self._our_components = (*self._our_components, re.compile(OPEN_TEMPLATE))
 
@@ -225,9 +224,6 @@ class TienLenBot(commands.AutoShardedBot):
         if self.cluster is not None:
             self.cluster.stopping()
         if self.activity_server is not None:
-            from cogs.layouts.table import offer_activity
-
-            offer_activity(False)  # a module-wide switch: the next bot in this process (tests) starts without it
             await self.activity_server.close()
         if self.tables is not None:
             await self.tables.close()

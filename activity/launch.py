@@ -4,26 +4,25 @@ Discord starts the Activity when the button's interaction is answered with LAUNC
 (``interaction.response.launch_activity()``, discord.py ≥ 2.6); the Activity then signs in and
 finds the table of its channel by itself (activity/server.py), so the button carries nothing but
 the channel, and a press on an old message still works.  The button is on the table messages only
-while this bot serves the Activity (``cogs.layouts.table.offer_activity``, set by bot.py).
+while this bot serves the Activity (``Delivery.table_messages.offers_activity``, set by bot.py).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 import discord
 
 from cogs.delivery.answers import lang_of, reply
-from cogs.layouts.table import OPEN_ACTIVITY
+from cogs.custom_ids import OPEN_ACTIVITY_TEMPLATE
 from i18n import t
 
 log = logging.getLogger(__name__)
 
 __all__ = ["OPEN_TEMPLATE", "OpenActivity"]
 
-OPEN_TEMPLATE = re.escape(OPEN_ACTIVITY).replace(re.escape("{channel}"), r"(?P<channel>[0-9]{1,20})")
+OPEN_TEMPLATE = OPEN_ACTIVITY_TEMPLATE
 
 
 class OpenActivity(discord.ui.DynamicItem[discord.ui.Button], template=OPEN_TEMPLATE):

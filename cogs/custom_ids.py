@@ -11,9 +11,11 @@ Layouts:
     ``tl:r:{source}:{page}``                    a page of the rules
     ``tl:a:{action}:{request}``                 an admin's confirmation (the request's interaction id)
     ``tl:p:{action}:{game}:{step}``             a replay's step buttons (``step``: the one shown)
+    ``tl:act:open:{channel}``                   "Open the table": starts the Activity (activity/launch.py)
 
-Both the view builders (:mod:`cogs.views`) and the handlers that receive
-the clicks (:mod:`cogs.components`) use this module, and nothing else.
+Both the layouts (:mod:`cogs.layouts`) and the handlers that receive the
+clicks (:mod:`cogs.components`, :mod:`activity.launch`) use this module, and
+nothing else.
 
 >>> hand_id("play", 12, 3, 0b101)
 'tl:h:play:12:3:5'
@@ -24,7 +26,8 @@ the clicks (:mod:`cogs.components`) use this module, and nothing else.
 from __future__ import annotations
 
 __all__ = ["TABLE_TEMPLATE", "HAND_TEMPLATE", "SELECT_TEMPLATE", "RULES_TEMPLATE", "ADMIN_TEMPLATE",
-           "REPLAY_TEMPLATE", "REPLAY_ACTIONS", "TEMPLATES", "table_id", "hand_id", "rules_id", "admin_id", "replay_id"]
+           "REPLAY_TEMPLATE", "REPLAY_ACTIONS", "OPEN_ACTIVITY_TEMPLATE", "TEMPLATES", "table_id", "hand_id",
+           "rules_id", "admin_id", "replay_id", "open_activity_id"]
 
 TABLE_TEMPLATE = r"tl:t:(?P<action>join|leave|ai|start|hand|next):(?P<channel>[0-9]{1,20})"
 HAND_TEMPLATE = (
@@ -36,6 +39,7 @@ RULES_TEMPLATE = r"tl:r:(?P<source>mien-nam|iwin|mien-bac|table-[0-9]{1,20}):(?P
 ADMIN_TEMPLATE = r"tl:a:(?P<action>reset|keep):(?P<request>[0-9]{1,20})"
 REPLAY_TEMPLATE = r"tl:p:(?P<action>first|prev|next|last|chop|share|open):(?P<game>[0-9]{1,20}):(?P<step>[0-9]{1,5})"
 REPLAY_ACTIONS = ("first", "prev", "next", "last", "chop", "share", "open")
+OPEN_ACTIVITY_TEMPLATE = r"tl:act:open:(?P<channel>[0-9]{1,20})"
 TEMPLATES = (TABLE_TEMPLATE, HAND_TEMPLATE, SELECT_TEMPLATE, RULES_TEMPLATE, ADMIN_TEMPLATE, REPLAY_TEMPLATE)
 
 
@@ -61,3 +65,12 @@ def admin_id(action: str, request_id: int) -> str:
 def replay_id(action: str, game_id: int, step: int) -> str:
     """A replay button: ``action`` from the step ``step`` now shown of game ``game_id``."""
     return f"tl:p:{action}:{game_id}:{step}"
+
+
+def open_activity_id(channel_id: int) -> str:
+    """The table message's "Open the table" button.
+
+    >>> open_activity_id(12)
+    'tl:act:open:12'
+    """
+    return f"tl:act:open:{channel_id}"

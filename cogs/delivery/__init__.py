@@ -124,7 +124,7 @@ class Delivery:
             snapshot = await create
             self.hands.opened_here(snapshot.channel_id)
             lang = self.public_lang(snapshot.guild_id, snapshot.language)
-            layout = table_layout(snapshot, lang)
+            layout = table_layout(snapshot, lang, activity=self.table_messages.offers_activity)
             message = await send_public(interaction, view=layout)
             if message is not None:
                 self.table_messages.opened(snapshot, message, layout)

@@ -95,6 +95,8 @@ class TableMessages:
         self._shown: dict[int, _Shown] = {}
         self._opening: dict[int, asyncio.Event] = {}
         self._cleanups: set[asyncio.Task[None]] = set()
+        self.offers_activity = False
+        """The bot serves the Activity: table messages offer "Open the table" (set at start-up)."""
         self.fresh_posts = 0
         """Fresh table messages posted (tests, metrics)."""
 
@@ -187,7 +189,7 @@ class TableMessages:
     async def _edit(self, snapshot: TableSnapshot, shown: _Shown, lang: str) -> None:
         top = (snapshot.game_id, snapshot.top)
         image = _image_name(snapshot)
-        layout = table_layout(snapshot, lang, image=image)
+        layout = table_layout(snapshot, lang, image=image, activity=self.offers_activity)
         payload = layout.to_components()
         if payload == shown.payload and top == shown.top:
             return  # the screen would not change
@@ -201,7 +203,7 @@ class TableMessages:
 
     async def _post_fresh(self, snapshot: TableSnapshot, old: _Shown | None, lang: str) -> None:
         image = _image_name(snapshot)
-        layout = table_layout(snapshot, lang, image=image)
+        layout = table_layout(snapshot, lang, image=image, activity=self.offers_activity)
         files = [await self._picture(snapshot, image)] if image else []
         sent = await self._channel(snapshot).send(view=layout, files=files)
         try:

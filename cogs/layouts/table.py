@@ -20,7 +20,7 @@ from dataclasses import replace
 import discord
 from discord import ui
 
-from cogs.custom_ids import table_id
+from cogs.custom_ids import open_activity_id, table_id
 from cogs.layouts.style import accent_for, block, button, footer, heading, panel, picture, row
 from cogs.layouts.words import event_line, lead_line, opening_line, play_text, rules_title, seat_line
 from i18n import number, t
@@ -28,29 +28,20 @@ from runtime.snapshot import TableSnapshot
 from tienlen.rules import RuleSet
 from tienlen.table import Phase
 
-__all__ = ["table_layout", "PLAY_IMAGE", "LATEST_EVENTS", "OPEN_ACTIVITY", "offer_activity"]
+__all__ = ["table_layout", "PLAY_IMAGE", "LATEST_EVENTS"]
 
 PLAY_IMAGE = "play.jpg"
 LATEST_EVENTS = 5
 """Moves shown under "Latest"."""
 
-OPEN_ACTIVITY = "tl:a:open:{channel}"
-"""The custom id of "Open the table", which starts the Activity (activity/launch.py answers it)."""
-_ACTIVITY = {"offered": False}
-"""Whether this bot serves the Activity (ACTIVITY_PORT): set once at start-up by :func:`offer_activity`."""
-
-
-def offer_activity(offered: bool) -> None:
-    """The table messages offer "Open the table" from now on (the bot serves the Activity)."""
-    _ACTIVITY["offered"] = offered
-
-
 _PRIMARY, _SECONDARY, _SUCCESS, _DANGER = (discord.ButtonStyle.primary, discord.ButtonStyle.secondary,
                                            discord.ButtonStyle.success, discord.ButtonStyle.danger)
 
 
-def table_layout(snapshot: TableSnapshot, lang: str, *, image: str | None = None) -> ui.LayoutView:
-    """The table message; ``image``: the attached picture of the play on top (None: no picture)."""
+def table_layout(snapshot: TableSnapshot, lang: str, *, image: str | None = None,
+                 activity: bool = False) -> ui.LayoutView:
+    """The table message; ``image``: the attached picture of the play on top (None: no picture);
+    ``activity``: the bot serves the Activity, so the table offers "Open the table"."""
     items: list[ui.Item | None] = [_heading(snapshot, lang), ui.Separator(), _seats(snapshot, lang)]
     if snapshot.phase is Phase.PLAYING:
         items += _game(snapshot, lang, image)
@@ -60,7 +51,7 @@ def table_layout(snapshot: TableSnapshot, lang: str, *, image: str | None = None
     else:
         items.append(block(t(lang, "table.between"), t(lang, "table.between_help")))
     items += [_tally(snapshot, lang), _latest(snapshot, lang), footer(_footer(snapshot, lang))]
-    buttons = _buttons(snapshot, lang)
+    buttons = _buttons(snapshot, lang, activity)
     if buttons:
         items.append(row(*buttons))
     return panel(accent_for(snapshot.rules.name), items)
@@ -136,13 +127,13 @@ def _footer(snapshot: TableSnapshot, lang: str) -> str:
     return t(lang, "table.footer_between", number=snapshot.game_number)
 
 
-def _buttons(snapshot: TableSnapshot, lang: str) -> list[ui.Button]:
+def _buttons(snapshot: TableSnapshot, lang: str, activity: bool) -> list[ui.Button]:
     """The phase's buttons (Join and My hand sit beside the seats)."""
     if snapshot.closed:
         return []
     channel = snapshot.channel_id
-    opener = [button(OPEN_ACTIVITY.format(channel=channel), t(lang, "activity.button.open"), _PRIMARY, emoji="🃏")
-              ] if _ACTIVITY["offered"] else []
+    opener = [button(open_activity_id(channel), t(lang, "activity.button.open"), _PRIMARY, emoji="🃏")
+              ] if activity else []
     if snapshot.phase is Phase.PLAYING:
         return [button(table_id("leave", channel), t(lang, "button.leave_game"), _DANGER), *opener]
     buttons = []

@@ -3,7 +3,7 @@ the bot serves it; the Activity so started signs in and shows that channel's tab
 
 from __future__ import annotations
 
-from cogs.layouts.table import offer_activity, table_layout
+from cogs.layouts.table import table_layout
 from tests.e2e.driver import table_message
 from tests.fakediscord.interactions import ResponseType
 
@@ -26,7 +26,7 @@ async def test_open_the_table_launches_the_activity_in_the_channel(fake_discord,
     alice, bob = fake.users[:2]
     await fake.slash(alice, "tienlen create")
     table = await fake.wait_for(lambda: table_message(fake))
-    opener = f"tl:a:open:{fake.channel.id}"
+    opener = f"tl:act:open:{fake.channel.id}"
     assert opener in table.custom_ids()
     result = await fake.click(bob, table, opener)
     assert result.response_type is ResponseType.LAUNCH_ACTIVITY and result.message is None
@@ -46,9 +46,5 @@ def test_no_open_button_unless_the_activity_is_served(fake_discord):
 
     table = Table.create(channel_id=5, guild_id=6, host=Seat.human(1, "An"), rules_name="mien-nam", bet=10)
     snapshot = snapshot_of(TableState(table=table), version=1)
-    assert "tl:a:open:5" not in custom_ids(table_layout(snapshot, "en"))
-    offer_activity(True)
-    try:
-        assert "tl:a:open:5" in custom_ids(table_layout(snapshot, "en"))
-    finally:
-        offer_activity(False)
+    assert "tl:act:open:5" not in custom_ids(table_layout(snapshot, "en"))
+    assert "tl:act:open:5" in custom_ids(table_layout(snapshot, "en", activity=True))
