@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tienlen import Card, InvalidCardError
+from tienlen.ai import LEVELS
 
 __all__ = ["MAX_FRAME", "ACTIONS", "LEVELS", "ProtocolError", "Hello", "Action", "parse_hello", "parse_action"]
 
@@ -37,7 +38,7 @@ MAX_FRAME = 4096
 """Bytes in one client frame; the largest real one (13 card codes) is under 200."""
 ACTIONS = frozenset({"play", "select", "pass", "chop", "ping", "join", "leave", "start", "next", "addbot",
                      "removebot", "end", "create"})
-LEVELS = ("easy", "normal", "hard")
+
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _MAX_TOKEN = 512
 _MAX_CARDS = 13

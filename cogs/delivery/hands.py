@@ -31,12 +31,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable, Hashable, NamedTuple
 
-import aiohttp
 import discord
 
 import db
 from cogs.delivery.answers import defer, edit_own, lang_of, refuses_new_picture, reply
-from cogs.delivery.limits import EditLimits, EditRefused, Outages, guarded_edit, is_outage, too_old_to_edit
+from cogs.delivery.limits import (
+    REST_ERRORS, EditLimits, EditRefused, Outages, delete_later, guarded_edit, is_outage, too_old_to_edit,
+)
 from cogs.delivery.pictures import hand_file
 from cogs.layouts.hand import HAND_IMAGE, hand_layout
 from i18n import language_of
@@ -56,7 +57,7 @@ RETIRED_KEPT = 1024
 """Replaced ephemeral views remembered, so a late press on one does not bring it back."""
 HISTORY_LOOKBACK = 10
 """DM messages looked at for hand messages sent before this process took the table."""
-_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError)
+_ERRORS = REST_ERRORS
 
 
 class ShownHand(NamedTuple):
@@ -456,15 +457,7 @@ class HandMessages:
 
     # ------------------------------------------------------------- cleanup
     def _delete_later(self, deletion: Awaitable[Any]) -> None:
-        async def delete() -> None:
-            try:
-                await deletion
-            except _ERRORS:
-                log.debug("could not delete a replaced hand message", exc_info=True)
-
-        task = asyncio.create_task(delete(), name="delete-old-hand")
-        self._cleanups.add(task)
-        task.add_done_callback(self._cleanups.discard)
+        delete_later(self._cleanups, deletion, what="old hand")
 
     async def close(self) -> None:
         for task in self._dm_retries.values():

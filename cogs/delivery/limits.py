@@ -50,7 +50,8 @@ import runtime.outages as runtime_outages
 from runtime.metrics import Metrics
 
 __all__ = ["ChannelBudget", "GlobalPace", "Outages", "rest_trace", "is_outage", "EditLimits", "EDIT_LIMITED",
-           "EDIT_AGE_LIMIT", "too_old_to_edit", "is_edit_limit", "EditRefused", "guarded_edit"]
+           "EDIT_AGE_LIMIT", "too_old_to_edit", "is_edit_limit", "EditRefused", "guarded_edit", "REST_ERRORS",
+           "delete_later"]
 
 EDIT_AGE_LIMIT = datetime.timedelta(minutes=55)
 """Discord limits edits of messages older than an hour; the bot edits none older than this."""
@@ -236,6 +237,25 @@ class EditLimits:
         """A logging filter for discord.http: False for its rate-limit line about a refused edit."""
         args = record.args if isinstance(record.args, tuple) else ()
         return not (len(args) >= 2 and str(args[1]) in self._urls and "rate limited" in str(record.msg))
+
+
+REST_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError)
+"""What a REST call to Discord can fail with."""
+
+
+def delete_later(tasks: set[asyncio.Task[None]], deletion: Awaitable[Any], *, what: str) -> None:
+    """Delete a replaced message in the background (nobody waits for it, and a failure only
+    leaves a message without live use behind); ``tasks`` keeps the task alive until done."""
+
+    async def delete() -> None:
+        try:
+            await deletion
+        except REST_ERRORS as error:
+            log.debug("could not delete %s: %s", what, error)
+
+    task = asyncio.create_task(delete(), name=f"delete-{what.replace(' ', '-')}")
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
 
 
 def is_outage(error: BaseException) -> bool:

@@ -32,11 +32,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-import aiohttp
 import discord
 
 from cogs.delivery.limits import (
-    ChannelBudget, EditLimits, EditRefused, Outages, guarded_edit, is_outage, too_old_to_edit,
+    ChannelBudget, EditLimits, EditRefused, Outages, delete_later, guarded_edit, is_outage, too_old_to_edit,
 )
 from cogs.delivery.pictures import play_file
 from cogs.layouts.table import table_layout
@@ -225,15 +224,8 @@ class TableMessages:
         return self.bot.get_partial_messageable(snapshot.channel_id, guild_id=snapshot.guild_id)
 
     def _delete_later(self, channel_id: int, message_id: int) -> None:
-        async def delete() -> None:
-            try:
-                await self.bot.get_partial_messageable(channel_id).get_partial_message(message_id).delete()
-            except (discord.HTTPException, aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
-                log.debug("could not delete an old table message in %s: %s", channel_id, error)
-
-        task = asyncio.create_task(delete(), name=f"retire-table-message-{channel_id}")
-        self._cleanups.add(task)
-        task.add_done_callback(self._cleanups.discard)
+        message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+        delete_later(self._cleanups, message.delete(), what="old table message")
 
     async def close(self) -> None:
         for task in self._editors.values():
