@@ -131,6 +131,7 @@ def test_json_round_trip_keeps_the_series():
 
 
 def test_three_time_outs_in_a_row_make_a_seat_afk_until_its_player_acts():
+    """docs/rules.md §3.6: AFK after three time-outs in a row; the player takes the seat back by acting."""
     t = table(humans=2, ai=1)
     t.start_game(Game.deal(t.rules, 3, seed=1), 1)
     assert [t.note_timeout(0) for _ in range(2)] == [False, False]

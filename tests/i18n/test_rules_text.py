@@ -873,3 +873,15 @@ def test_docs_chop_values_are_the_southern_presets_values() -> None:
                              ("3ĐT", rules.three_pairs_value), ("TQ", rules.four_of_a_kind_value),
                              ("4ĐT", rules.four_pairs_value)]:
             assert worth[label] == f"{value}B", (name, label)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_time_out_sentence_gives_the_seat_back_when_its_player_acts(lang: str) -> None:
+    """docs/rules.md §3.6: after AFK_TIMEOUTS time-outs in a row the AI plays the seat until its player plays or
+    passes again (tests/engine/test_table.py shows the engine doing so); the rules page says the same."""
+    from tienlen.table import AFK_TIMEOUTS
+
+    body = "\n".join(page.body for page in rules_pages(RULESETS["mien-nam"], lang))
+    sentence = next(line for line in body.splitlines() if f"{AFK_TIMEOUTS} " in line and "AFK" in line)
+    taken_back = {"en": "until you play or pass again yourself", "vi": "cho đến khi bạn tự đánh hoặc bỏ lượt lại"}
+    assert taken_back[lang] in sentence
