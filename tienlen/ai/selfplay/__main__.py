@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from dataclasses import fields
+from pathlib import Path
 
 from tienlen.ai.selfplay.dmc import Config, export, run
 
@@ -29,17 +30,39 @@ def _parser() -> argparse.ArgumentParser:
     exporting = commands.add_parser("export", help="write a run's scorer as a weights file")
     exporting.add_argument("--run", required=True)
     exporting.add_argument("--out", required=True)
+    labelling = commands.add_parser("label", help="paired rollout labels for policy iteration (see .rollouts)")
+    labelling.add_argument("--hero", default="shipped", help='the hero\'s scorer: "shipped" or a weights file')
+    labelling.add_argument("--others", default="shipped", help='the other seats\' scorer (default today\'s normal)')
+    labelling.add_argument("--seeds", required=True, help="deals START:END (END excluded)")
+    labelling.add_argument("--hours", type=float, default=0.0, help="stop after this long (0: no limit)")
+    labelling.add_argument("--per-game", type=int, default=4)
+    labelling.add_argument("--preset", default="mien-nam")
+    labelling.add_argument("--out", required=True)
     return parser
+
+
+def _label(args: argparse.Namespace) -> int:
+    import numpy as np
+    from tienlen.ai.selfplay.dmc import _scorer_from
+    from tienlen.ai.selfplay.rollouts import label_arrays
+    from tienlen.ai.train import parse_seeds
+    names = {"hero": Path(args.hero).name, "others": Path(args.others).name}
+    arrays = label_arrays(args.preset, parse_seeds(args.seeds), _scorer_from(args.hero, 0), _scorer_from(args.others, 0),
+                          per_game=args.per_game, hours=args.hours, names=names)
+    np.savez_compressed(args.out, **arrays)
+    print(str(arrays["meta"]), file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "label":
+        return _label(args)
     if args.command == "export":
         model = export(args.run, args.out)
         print(json.dumps(model.info["selfplay"]), file=sys.stderr)
         return 0
     given = {item.name: getattr(args, item.name) for item in fields(Config) if getattr(args, item.name) is not None}
-    from pathlib import Path
     from tienlen.ai.selfplay.dmc import CHECKPOINT, Trainer
     if (Path(args.out) / CHECKPOINT).exists():
         stored = Trainer.resume(args.out).config
