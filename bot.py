@@ -138,9 +138,12 @@ class TienLenBot(commands.AutoShardedBot):
         api = DiscordApi(lambda: discord.http.Route.BASE, bot_token=self.settings.discord_token or "",
                          application_id=lambda: self.application_id,
                          client_secret=self.activity_settings.client_secret)
-        self.activity_server = ActivityServer(self.tables, self.activity_settings, api=api)
+        owner_of = self.cluster.activity_url_of_guild if self.cluster is not None else None
+        self.activity_server = ActivityServer(self.tables, self.activity_settings, api=api, owner_of=owner_of)
         self.tables.notifier = Fanout(self.delivery, self.activity_server.hub)
         await self.activity_server.start()
+        if self.cluster is not None:  # clients of our tables that land on another process are carried here
+            await self.cluster.publish_activity(self.activity_settings.peer_address(self.activity_server.port))
         self.delivery.table_messages.offers_activity = True  # "Open the table", answered by OpenActivity
         self.add_dynamic_items(OpenActivity)
         self._our_components = (*self._our_components, re.compile(OPEN_TEMPLATE))

@@ -15,6 +15,9 @@ that are not JSON objects, too big, binary, unknown actions, cards that are
 not cards; refusals of the rules (out of turn, cards not held) come from the
 engine as for a button.  A flood of frames beyond the per-connection budget is
 refused frame by frame, and a client that keeps flooding is closed.
+
+In a cluster, a client whose table another process owns is carried to that
+process by :mod:`activity.relay` once Discord has said who and where it is.
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ import contextlib
 import json
 import logging
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from aiohttp import WSMsgType, web
 
 from activity.discord_api import DiscordApi, DiscordRefused, DiscordUnreachable
 from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, Connection, FrameBudget, Hub
 from activity.protocol import MAX_FRAME, Action, ProtocolError, parse_action, parse_hello
+from activity.relay import RELAYED_HEADER, Relay
 from activity.settings import ActivitySettings
 from cogs.delivery.answers import EXPECTED, explain
 from i18n import catalogue, language_of, t
@@ -62,10 +67,20 @@ def client_strings(lang: str) -> dict[str, str]:
     return {key[len(prefix):]: str(text) for key, text in catalogue(lang).items() if key.startswith(prefix)}
 
 
+@dataclass(frozen=True)
+class _Elsewhere:
+    """A signed-in client whose table another cluster process owns."""
+
+    hello: str
+    guild_id: int
+    lang: str
+
+
 class ActivityServer:
     def __init__(self, service: "TableService", settings: ActivitySettings, *, api: DiscordApi,
                  queue_size: int = 64, send_timeout: float = 5.0, frame_rate: float = 10.0, frame_burst: int = 20,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 owner_of: "Callable[[int], Awaitable[str | None]] | None" = None) -> None:
         self.service = service
         self.settings = settings
         self.api = api
@@ -74,6 +89,8 @@ class ActivityServer:
         self.frame_rate, self.frame_burst = frame_rate, frame_burst
         self.clock = clock
         self.hello_seconds = HELLO_SECONDS
+        # In a cluster: where the owner of another slot's guild serves the Activity (activity/relay.py).
+        self.relay = Relay(owner_of, max_frame=MAX_TRANSPORT_FRAME, send_timeout=send_timeout) if owner_of else None
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 
@@ -101,6 +118,8 @@ class ActivityServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self.relay is not None:
+            await self.relay.close()
         await self.api.close()
 
     # ------------------------------------------------------------- files
@@ -143,6 +162,10 @@ class ActivityServer:
         ws = web.WebSocketResponse(max_msg_size=MAX_TRANSPORT_FRAME, heartbeat=30.0)
         await ws.prepare(request)
         connection = await self._authenticate(ws, request)
+        if isinstance(connection, _Elsewhere):
+            assert self.relay is not None
+            await self.relay.carry(ws, request.transport, connection.hello, connection.guild_id, connection.lang)
+            return ws
         if connection is None:
             return ws
         self.hub.attach(connection)
@@ -159,8 +182,10 @@ class ActivityServer:
             await connection.finished()
         return ws
 
-    async def _authenticate(self, ws: web.WebSocketResponse, request: web.Request) -> Connection | None:
-        """The first frame, checked with Discord; None when refused (the socket is closed with the reason)."""
+    async def _authenticate(self, ws: web.WebSocketResponse,
+                            request: web.Request) -> "Connection | _Elsewhere | None":
+        """The first frame, checked with Discord; None when refused (the socket is closed with the reason),
+        :class:`_Elsewhere` when another cluster process owns the table (the client is carried there)."""
         lang = "en"
         try:
             message = await ws.receive(timeout=self.hello_seconds)
@@ -186,8 +211,13 @@ class ActivityServer:
         if instance.channel_id is None or instance.guild_id is None:
             return await self._refuse(ws, "guild_only", lang)
         if not self.service.owns_guild(instance.guild_id):
-            # Another cluster process runs this server's tables; acting here would fork them (issue 43: to do).
-            return await self._refuse(ws, "elsewhere", lang)
+            # Another cluster process runs this server's tables; acting here would fork them.  Carried once
+            # only: a relayed client that lands here again means a takeover is under way.
+            if request.headers.get(RELAYED_HEADER):
+                return await self._refuse(ws, "moving", lang)
+            if self.relay is None:
+                return await self._refuse(ws, "elsewhere", lang)
+            return _Elsewhere(message.data, instance.guild_id, lang)
         return Connection(ws, user_id=user.id, name=user.name, locale=user.locale, channel_id=instance.channel_id,
                           guild_id=instance.guild_id, queue_size=self.queue_size, send_timeout=self.send_timeout,
                           transport=request.transport)

@@ -34,7 +34,8 @@ from db.models import ForwardedInteractionRow
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SlotLease", "LostSlot", "ClusterMismatch", "take_forwarded", "slot_holders", "NOTIFY_LIMIT"]
+__all__ = ["SlotLease", "LostSlot", "ClusterMismatch", "take_forwarded", "slot_holders", "activity_url",
+           "NOTIFY_LIMIT"]
 
 # PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more.
 NOTIFY_LIMIT = 7900
@@ -52,7 +53,7 @@ INSERT INTO cluster_slots (slot, epoch, holder, shard_count, claimed_at)
 VALUES ($1, 1, $2, $3, $4)
 ON CONFLICT (slot) DO UPDATE
    SET epoch = cluster_slots.epoch + 1, holder = EXCLUDED.holder,
-       shard_count = EXCLUDED.shard_count, claimed_at = EXCLUDED.claimed_at
+       shard_count = EXCLUDED.shard_count, claimed_at = EXCLUDED.claimed_at, activity_url = NULL
 RETURNING epoch
 """
 
@@ -214,6 +215,13 @@ class SlotLease:
         async with self._busy:
             await self._connection.execute("SELECT pg_notify($1, $2)", channel, body)
 
+    async def publish_activity(self, url: str) -> None:
+        """Say where this holder serves the Activity (only while its epoch is the slot's)."""
+        async with self._busy:
+            await self._connection.execute(
+                "UPDATE cluster_slots SET activity_url = $1 WHERE slot = $2 AND epoch = $3",
+                url[:300], self.slot, self.epoch)
+
     def on_termination(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` as soon as the session's connection is lost."""
         self._connection.add_termination_listener(lambda _connection: callback())
@@ -245,6 +253,13 @@ async def take_forwarded(database: Database, row_id: int) -> dict[str, Any] | No
             delete(ForwardedInteractionRow).where(ForwardedInteractionRow.id == row_id)
             .returning(ForwardedInteractionRow.payload)
         )
+
+
+async def activity_url(database: Database, slot: int) -> str | None:
+    """Where ``slot``'s holder serves the Activity, as it published it since its claim (None: not yet)."""
+    async with database.engine.connect() as connection:
+        return await connection.scalar(text("SELECT activity_url FROM cluster_slots WHERE slot = :slot"),
+                                       {"slot": slot})
 
 
 async def slot_holders(database: Database) -> dict[int, tuple[int, str | None]]:

@@ -256,6 +256,8 @@ class ClusterSlotRow(Base):
     holder: Mapped[str | None] = mapped_column(String(200))
     shard_count: Mapped[int | None] = mapped_column(Integer)
     claimed_at: Mapped[datetime.datetime | None] = mapped_column(UtcDateTime)
+    activity_url: Mapped[str | None] = mapped_column(String(300))
+    """Where the holder serves the Activity for the other processes (NULL until it publishes)."""
 
 
 class ForwardedInteractionRow(Base):

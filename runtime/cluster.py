@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import db
-from db.cluster import ClusterMismatch, LostSlot, SlotLease, take_forwarded
+from db.cluster import ClusterMismatch, LostSlot, SlotLease, activity_url, take_forwarded
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +156,16 @@ class ClusterMember:
 
     def owns_guild(self, guild_id: int) -> bool:
         return self.lease is not None and self.slot_of_guild(guild_id) == self.slot
+
+    # ------------------------------------------------------------ the Activity
+    async def publish_activity(self, url: str) -> None:
+        """Tell the other processes where this slot's Activity clients should be carried."""
+        assert self.lease is not None
+        await self.lease.publish_activity(url)
+
+    async def activity_url_of_guild(self, guild_id: int) -> str | None:
+        """Where the owner of ``guild_id``'s tables serves the Activity (None: not published)."""
+        return await activity_url(self.database, self.slot_of_guild(guild_id))
 
     # ------------------------------------------------------------ forwarding
     async def forward(self, slot: int, payload: dict[str, Any]) -> bool:

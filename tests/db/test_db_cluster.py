@@ -11,7 +11,8 @@ import pytest
 
 import db as dblayer
 from db import Database, Fence, StaleEpoch
-from db.cluster import NOTIFY_LIMIT, ClusterMismatch, LostSlot, SlotLease, slot_holders, take_forwarded
+from db.cluster import (NOTIFY_LIMIT, ClusterMismatch, LostSlot, SlotLease, activity_url, slot_holders,
+                        take_forwarded)
 from tests.db.dbtest_support import CHANNEL, GUILD
 
 
@@ -38,6 +39,26 @@ async def test_a_slot_has_one_holder_and_each_claim_bumps_the_epoch(pg: Database
     assert (await slot_holders(pg))[0] == (2, "third")
     await again.release()
     await other_slot.release()
+
+
+async def test_a_holder_publishes_its_activity_address_and_a_new_claim_forgets_it(pg: Database) -> None:
+    """The address is the holder's own: a takeover must not send clients to the process that died."""
+    first = await _claim(pg, holder="first")
+    assert first is not None and await activity_url(pg, 0) is None
+    await first.publish_activity("http://10.0.0.1:8123")
+    assert await activity_url(pg, 0) == "http://10.0.0.1:8123"
+    first._connection.terminate()  # the holder dies
+    second = None
+    for _ in range(50):
+        second = await _claim(pg, holder="second")
+        if second is not None:
+            break
+        await asyncio.sleep(0.1)
+    assert second is not None and second.epoch == 2
+    assert await activity_url(pg, 0) is None  # until the new holder publishes its own
+    await second.publish_activity("http://10.0.0.2:8123")
+    assert await activity_url(pg, 0) == "http://10.0.0.2:8123" and await activity_url(pg, 1) is None
+    await second.release()
 
 
 async def test_a_claim_with_other_cluster_settings_than_a_live_holder_is_refused(pg: Database) -> None:
