@@ -35,7 +35,7 @@ from aiohttp import WSMsgType, web
 
 from activity.discord_api import DiscordApi, DiscordRefused, DiscordUnreachable
 from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, Connection, FrameBudget, Hub
-from activity.protocol import MAX_FRAME, Action, ProtocolError, parse_action, parse_hello
+from activity.protocol import LEVELS, MAX_FRAME, Action, ProtocolError, parse_action, parse_hello
 from activity.relay import RELAYED_HEADER, Relay
 from activity.settings import ActivitySettings
 from cogs.delivery.answers import EXPECTED, explain
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ActivityServer", "CLIENT_DIR", "client_strings"]
+__all__ = ["ActivityServer", "CLIENT_DIR", "client_strings", "level_names"]
 
 CLIENT_DIR = Path(__file__).parent / "client"
 MAX_TRANSPORT_FRAME = 64 * 1024
@@ -65,6 +65,11 @@ def client_strings(lang: str) -> dict[str, str]:
     """What the client writes itself: the ``activity.ui`` part of the catalogue, in ``lang``."""
     prefix = "activity.ui."
     return {key[len(prefix):]: str(text) for key, text in catalogue(lang).items() if key.startswith(prefix)}
+
+
+def level_names(lang: str) -> list[list[str]]:
+    """The AI levels Add AI offers, ``[code, name]`` in ``lang`` (the bot's own words for them)."""
+    return [[level, t(lang, f"level.{level}")] for level in LEVELS]
 
 
 @dataclass(frozen=True)
@@ -172,7 +177,8 @@ class ActivityServer:
         try:
             connection.send({"type": "welcome", "user": str(connection.user_id), "name": connection.name,
                              "lang": connection.lang, "channel": str(connection.channel_id),
-                             "now": self.clock(), "strings": client_strings(connection.lang)})
+                             "now": self.clock(), "strings": client_strings(connection.lang),
+                             "levels": level_names(connection.lang)})
             self.hub.show(connection)
             await self._serve(ws, connection)
         finally:

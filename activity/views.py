@@ -15,13 +15,15 @@ import re
 from typing import Any
 
 from cogs.layouts.hand import quick_plays
-from cogs.layouts.words import combo_name, event_line, lead_line, opening_line, ordinal, rules_title, seat_status
+from cogs.layouts.style import texts
+from cogs.layouts.summary import summary_layout
+from cogs.layouts.words import combo_name, event_line, lead_line, opening_line, rules_title, seat_status
 from i18n import number, t
-from runtime.snapshot import HandSnapshot, SeatInfo, TableSnapshot
+from runtime.snapshot import GameSummary, HandSnapshot, SeatInfo, TableSnapshot
 from tienlen import Combo
 from tienlen.table import Phase
 
-__all__ = ["table_view", "hand_view", "combo_view", "plain", "LATEST_EVENTS"]
+__all__ = ["table_view", "hand_view", "combo_view", "summary_view", "plain", "LATEST_EVENTS"]
 
 LATEST_EVENTS = 5
 _MARKDOWN = re.compile(r"\*\*|__|`|<t:(\d+):[A-Za-z]>")
@@ -71,16 +73,26 @@ def table_view(snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
         view["lead"] = plain(lead_line(snapshot, lang))
     summary = snapshot.summary
     if summary is not None and not playing:
-        view["summary"] = {
-            "game": summary.game_id,
-            "places": [[ordinal(place + 1, lang), name] for place, name in enumerate(summary.places)],
-            "chips": [[name, number(amount, lang, signed=True)] for name, amount, _balance in summary.chips],
-            "ratings": [[name, number(after, lang), number(after - before, lang, signed=True)]
-                        for name, before, after in summary.ratings],
-            # Everyone's last cards: public once the game is over (as in the summary message).
-            "hands": [[name, [card.code for card in cards]] for name, cards in summary.final_hands],
-        }
+        view["summary"] = summary_view(summary, lang)
     return view
+
+
+def summary_view(summary: GameSummary, lang: str) -> dict[str, Any]:
+    """The end of a game as the channel's summary message words it: its headline (a tới trắng), then its
+    blocks (places, frozen players, every payment and why, chips, ratings), read back from
+    :func:`cogs.layouts.summary.summary_layout` so that no rule of its wording lives here twice; and
+    everyone's last cards (public once the game is over, as in that message's picture)."""
+    headline: list[str] = []
+    sections: list[dict[str, Any]] = []
+    for item in texts(summary_layout(summary, lang, image=None)):
+        first, _, rest = item.content.partition("\n")
+        lines = [plain(line) for line in rest.splitlines() if line]
+        if first.startswith("## "):
+            headline = lines
+        elif first.startswith("**") and first.endswith("**"):
+            sections.append({"title": plain(first), "lines": lines})
+    return {"game": summary.game_id, "headline": headline, "sections": sections,
+            "hands": [[name, [card.code for card in cards]] for name, cards in summary.final_hands]}
 
 
 def hand_view(hand: HandSnapshot | None, lang: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ const SUITS = { S: "♠", C: "♣", D: "♦", H: "♥" };
 const RECONNECT_MAX_MS = 8000;
 
 const state = {
-  strings: {}, me: null, lang: "en", clockOffset: 0,
+  strings: {}, me: null, lang: "en", clockOffset: 0, levels: [], level: "normal",
   table: null, hand: null, selected: new Set(), selection: null,
   ws: null, token: null, instanceId: null, nextId: 1, retryMs: 500, stopped: false,
 };
@@ -76,7 +76,7 @@ function send(type, fields = {}) {
 function receive(frame) {
   switch (frame.type) {
     case "welcome":
-      state.strings = frame.strings; state.lang = frame.lang; root.lang = frame.lang;
+      state.strings = frame.strings; state.lang = frame.lang; root.lang = frame.lang; state.levels = frame.levels || [];
       state.me = frame.user; state.clockOffset = frame.now - Date.now() / 1000; state.retryMs = 500;
       break;
     case "table":
@@ -201,31 +201,26 @@ function renderSummary(table) {
   box.hidden = !summary || table.phase === "playing";
   if (box.hidden) return;
   box.replaceChildren();
-  const section = (title, rows) => {
-    if (!rows.length) return;
-    const h = document.createElement("h2");
-    h.textContent = title;
-    box.append(h);
-    for (const row of rows) {
-      const p = document.createElement("div");
-      p.textContent = row;
-      box.append(p);
-    }
+  const line = (text, tag = "div") => {
+    const el = document.createElement(tag);
+    el.textContent = text;
+    box.append(el);
+    return el;
   };
-  section(say("places"), summary.places.map(([place, name]) => `${place} ${name}`));
-  section(say("chips"), summary.chips.map(([name, amount]) => `${name}: ${amount}`));
-  section(say("ratings"), summary.ratings.map(([name, after, change]) => `${name}: ${after} (${change})`));
+  // The channel's summary message, block by block, in its own words (places, frozen, payments, chips, ratings).
+  for (const text of summary.headline || []) line(text, "p").className = "headline";
+  for (const section of summary.sections || []) {
+    line(section.title, "h2");
+    for (const text of section.lines) line(text);
+  }
   if (summary.hands.length) {
-    const h = document.createElement("h2");
-    h.textContent = say("last_cards");
-    box.append(h);
+    line(say("last_cards"), "h2");
     for (const [name, cards] of summary.hands) {
-      const row = document.createElement("div");
-      row.textContent = name;
+      line(name).className = "who";
       const list = document.createElement("div");
       list.className = "cards";
       list.append(...cards.map((code) => cardElement(code)));
-      box.append(row, list);
+      box.append(list);
     }
   }
 }
@@ -280,6 +275,27 @@ function askSelection() {
   send("select", { cards: [...state.selected] });
 }
 
+let levelSelect = null;
+function levelChoice() {
+  // The AI level the next "Add AI" asks for (the bot's own names for them; normal unless chosen).  One
+  // element kept across renders, so a table update does not close it while it is open.
+  if (levelSelect) return levelSelect;
+  const el = document.createElement("select");
+  el.dataset.action = "ailevel";
+  el.setAttribute("aria-label", say("ai_level"));
+  el.title = say("ai_level");
+  for (const [code, name] of state.levels) {
+    const option = document.createElement("option");
+    option.value = code;
+    option.textContent = name;
+    option.selected = code === state.level;
+    el.append(option);
+  }
+  el.addEventListener("change", () => { state.level = el.value; });
+  levelSelect = el;
+  return el;
+}
+
 function renderControls(table) {
   const box = $("controls");
   const seat = mySeat();
@@ -303,7 +319,8 @@ function renderControls(table) {
     if (!seat) items.push(button("join", say("join"), "primary"));
     if (isHost && table.phase === "lobby") items.push(button("start", say("start"), "primary"));
     if (!table.ranked && (seat || isHost)) {
-      items.push(button("addbot", say("addbot"), "", () => send("addbot", { level: "normal" })));
+      items.push(levelChoice());
+      items.push(button("addbot", say("addbot"), "", () => send("addbot", { level: state.level })));
       if ((table.seats || []).some((s) => s.ai)) items.push(button("removebot", say("removebot")));
     }
     if (seat) items.push(button("leave", say("leave")));

@@ -91,12 +91,21 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     await phone.tap('[data-action="join"]')
     await desktop.wait_for_selector('[data-seat="1"]')
     assert await phone.text_content('[data-action="leave"]') == "Rời bàn"  # bob's Discord language
+    # Add AI at the level chosen (normal unless chosen), then take it away again.
+    channel = fake.channel.id
+    service = activity_bot.tables
+    assert await desktop.input_value('[data-action="ailevel"]') == "normal"
+    assert await phone.text_content('[data-action="ailevel"] option[value="hard"]') == "khó"
+    await desktop.select_option('[data-action="ailevel"]', "hard")
+    await desktop.click('[data-action="addbot"]')
+    await phone.wait_for_selector('[data-seat="2"]')
+    assert service.table(channel).seats[2].ai_level == "hard"
+    await desktop.click('[data-action="removebot"]')
+    await phone.wait_for_selector('[data-seat="2"]', state="detached")
     await desktop.click('[data-action="start"]')
     for page in (desktop, phone):
         await page.wait_for_selector("#hand [data-card]")
 
-    channel = fake.channel.id
-    service = activity_bot.tables
     table = service.table(channel)
     on_turn = table.game_seats[table.game.turn].user_id
     player, watcher = (desktop, phone) if on_turn == alice.id else (phone, desktop)

@@ -84,3 +84,39 @@ def test_the_bot_refuses_to_start_an_activity_without_the_secret_in_one_line(tmp
                           text=True, timeout=60)
     assert done.returncode == 78
     assert done.stderr.strip() == MISSING_SECRET
+
+
+def test_the_end_of_a_game_is_worded_as_the_summary_message_in_both_languages():
+    from activity.views import plain, summary_view
+    from cogs.layouts.style import block_lines
+    from cogs.layouts.summary import summary_layout
+    from cogs.layouts.words import chips
+    from i18n import t
+    from runtime.snapshot import GameSummary, PaymentLine
+    from tienlen import Card
+
+    summary = GameSummary(
+        game_id=12, places=("alice", "bob", "AI 1", "carol"),
+        payments=(PaymentLine("carol", "alice", 2, "place"), PaymentLine("AI 1", "bob", 1, "place", settled=False),
+                  PaymentLine("carol", "alice", 3, "cong")),
+        chips=(("alice", 500, 10500), ("bob", 0, 1000), ("carol", -500, 9500)), instant_win=("alice", "dragon"),
+        frozen=("carol",), final_hands=(("alice", ()), ("bob", (Card.parse("3S"),)), ("AI 1", ()),
+                                        ("carol", (Card.parse("4S"), Card.parse("2H")))),
+        bet=100, rake_percent=5, ratings=(("alice", 1500, 1516),))
+    for lang in ("en", "vi"):
+        view = summary_view(summary, lang)
+        layout = summary_layout(summary, lang, image=None)
+        assert view["game"] == 12 and view["headline"] == [
+            plain(t(lang, "summary.instant_win", name="alice", kind=t(lang, "instant.dragon")))]
+        sections = {section["title"]: section["lines"] for section in view["sections"]}
+        payments = t(lang, "summary.payments", chips=chips(100, lang))
+        assert list(sections) == [t(lang, "summary.places"), t(lang, "summary.frozen"), payments,
+                                  t(lang, "summary.chips") + " " + t(lang, "summary.rake", percent=5),
+                                  t(lang, "summary.ratings")]
+        for title, lines in sections.items():
+            assert lines == [plain(line) for line in block_lines(layout, title)]
+        assert sections[t(lang, "summary.frozen")] == ["carol"]
+        assert sections[payments][1] == plain(t(lang, "summary.payment_ai", payer="AI 1", payee="bob",
+                                                    bets=t(lang, "count.bets", count=1),
+                                                    reason=t(lang, "reason.place")))
+        assert view["hands"] == [["alice", []], ["bob", ["3S"]], ["AI 1", []], ["carol", ["4S", "2H"]]]

@@ -12,6 +12,10 @@ import aiohttp
 import pytest
 
 from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, CLOSE_REPLACED
+from activity.views import plain
+from cogs.layouts.style import block_lines
+from cogs.layouts.summary import summary_layout
+from cogs.layouts.words import chips
 from i18n import t
 from tests.e2e.driver import table_message
 from tienlen import Card
@@ -69,6 +73,7 @@ async def test_welcome_in_the_users_language_and_no_table_yet(fake_discord, conn
     assert welcome["type"] == "welcome" and welcome["lang"] == "vi"
     assert welcome["user"] == str(fake_discord.users[1].id) and welcome["channel"] == str(fake_discord.channel.id)
     assert welcome["strings"]["play"] == t("vi", "activity.ui.play")
+    assert welcome["levels"] == [[level, t("vi", f"level.{level}")] for level in ("easy", "normal", "hard")]
     assert client.latest("table")["phase"] == "none" and client.latest("hand") == {"type": "hand", "hand": None}
 
 
@@ -330,8 +335,17 @@ async def test_three_players_and_an_ai_seat_play_a_whole_game_in_the_activity(fa
     await asyncio.wait_for(asyncio.gather(*(play_while_the_game_runs(client) for client in clients)), 60)
     for client in clients:
         result = await client.wait(lambda frame: frame["type"] == "table" and frame.get("summary") is not None)
-        assert len(result["summary"]["places"]) == 4 and {name for name, _ in result["summary"]["chips"]} == {
-            user.name for user in users}
+        sections = {section["title"]: section["lines"] for section in result["summary"]["sections"]}
+        assert len(sections[t("en", "summary.places")]) == 4
+        assert {line.split(":")[0] for line in sections[t("en", "summary.chips")]} == {user.name for user in users}
+        assert len(result["summary"]["hands"]) == 4
+    # The end of the game in the Activity is the summary message's own words, payments included.
+    summary = activity_bot.tables.snapshot(fake.channel.id).summary
+    shown = {section["title"]: section["lines"] for section in clients[0].latest("table")["summary"]["sections"]}
+    layout = summary_layout(summary, "en", image=None)
+    payments = t("en", "summary.payments", chips=chips(summary.bet, "en"))
+    assert shown[payments] == [plain(line) for line in block_lines(layout, payments)]
+    assert len(shown[payments]) == len(summary.payments) or summary.payments == ()
     await fake.wait_for(lambda: any(t("en", "summary.title") in message.text()
                                     for message in fake.messages(fake.channel)), what="the summary message")
     # While the game ran, a client's frames named only its own cards (and the public plays on the table).
