@@ -240,7 +240,8 @@ function renderHand() {
   for (const code of hand.cards) {
     const el = cardElement(code, `${playable.has(code) ? "" : "dim"} ${state.selected.has(code) ? "selected" : ""}`);
     el.setAttribute("role", "button");
-    el.addEventListener("click", () => toggle(code));
+    el.tabIndex = 0;
+    el.setAttribute("aria-pressed", state.selected.has(code) ? "true" : "false");
     box.append(el);
   }
   if (!state.selected.size) {
@@ -264,11 +265,62 @@ function renderHand() {
   }
 }
 
-function toggle(code) {
+function toggle(code, ask = true) {
   if (state.selected.has(code)) state.selected.delete(code); else state.selected.add(code);
   state.selection = null;
+  if (ask && state.selected.size) askSelection();
+  render();
+}
+
+// Tap a card, or drag across the hand: every card the pointer passes over toggles once per gesture (mouse,
+// pen or touch alike; #hand has touch-action: none, so a drag selects rather than scrolls).  The server is
+// asked about the selection once, when the finger lifts, not once per card.
+const drag = { pointer: null, seen: new Set() };
+
+function cardAt(x, y) {
+  const el = document.elementFromPoint(x, y);
+  const card = el && el.closest("#hand [data-card]");
+  return card ? card.dataset.card : null;
+}
+
+function dragOver(event) {
+  const code = cardAt(event.clientX, event.clientY);
+  if (!code || drag.seen.has(code)) return;
+  drag.seen.add(code);
+  toggle(code, false);
+}
+
+function dragEnd(event) {
+  if (drag.pointer !== event.pointerId) return;
+  drag.pointer = null;
+  drag.seen.clear();
   if (state.selected.size) askSelection();
   render();
+}
+
+function listenToHand() {
+  const box = $("hand");
+  box.addEventListener("pointerdown", (event) => {
+    if (drag.pointer !== null || !state.hand || (event.pointerType === "mouse" && event.button !== 0)) return;
+    if (!cardAt(event.clientX, event.clientY)) return;
+    event.preventDefault();  // no text selection, no focus jump while dragging
+    drag.pointer = event.pointerId;
+    box.setPointerCapture(event.pointerId);  // the cards are redrawn as they toggle; the hand is not
+    drag.seen.clear();
+    dragOver(event);
+  });
+  box.addEventListener("pointermove", (event) => {
+    if (drag.pointer === event.pointerId) dragOver(event);
+  });
+  for (const kind of ["pointerup", "pointercancel"]) window.addEventListener(kind, dragEnd);
+  box.addEventListener("keydown", (event) => {  // a card has the focus: Enter or Space toggles it
+    const code = event.target.dataset && event.target.dataset.card;
+    if (!code || (event.key !== "Enter" && event.key !== " ")) return;
+    event.preventDefault();
+    toggle(code);
+    const again = box.querySelector(`[data-card="${code}"]`);
+    if (again) again.focus();
+  });
 }
 
 function askSelection() {
@@ -369,6 +421,7 @@ function toast(text, ms = 3500) {
 }
 
 // ------------------------------------------------------------------ start
+listenToHand();
 setInterval(tick, 250);
 signIn().then(connect).catch((error) => {
   toast(String(error && error.message ? error.message : error), 0);

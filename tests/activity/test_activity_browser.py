@@ -74,6 +74,31 @@ async def open_in_discord(browser, fake, bot, user, instance, **context):
     return page, activity
 
 
+async def drag_across(page, frame, codes, *, touch: bool) -> None:
+    """Press on the first card of ``codes`` in ``frame``'s hand, slide over the others, lift (mouse or finger)."""
+    points = []
+    for code in codes:
+        box = await frame.locator(f'#hand [data-card="{code}"]').bounding_box()  # in the page's viewport
+        points.append((box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.6))  # clear of the next card
+    if not touch:
+        await page.mouse.move(*points[0])
+        await page.mouse.down()
+        for x, y in points[1:]:
+            await page.mouse.move(x, y, steps=4)
+        await page.mouse.up()
+        return
+    cdp = await page.context.new_cdp_session(page)
+    (x, y), rest = points[0], points[1:]
+    await cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for next_x, next_y in rest:
+        for step in range(1, 5):
+            await cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
+                {"x": x + (next_x - x) * step / 4, "y": y + (next_y - y) * step / 4}]})
+        x, y = next_x, next_y
+    await cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    await cdp.detach()
+
+
 async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, activity_bot, browser):
     fake = fake_discord
     alice, bob = fake.users[:2]
@@ -119,6 +144,18 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     assert not set(dimmed) & {card.code for card in play.cards}
     assert set(dimmed) == {card.code for card in hand.cards} - {card.code for combo in hand.legal for card in combo.cards}
 
+    # Dragging across the hand toggles every card passed over (a mouse on the desktop, a finger on the phone),
+    # and the server's answer about the selection is shown; dragging back over them clears it.
+    for page, touch in ((desktop, False), (phone, True)):
+        codes = await page.eval_on_selector_all("#hand [data-card]", "cards => cards.slice(0, 3).map(c => c.dataset.card)")
+        for expected in (codes, []):
+            await drag_across(desktop if page is desktop else phone_page, page, codes, touch=touch)
+            await page.wait_for_function(
+                "codes => [...document.querySelectorAll('#hand .card.selected')].map(c => c.dataset.card).join() === codes.join()",
+                arg=expected)
+            if expected:
+                await page.wait_for_selector("#selection.legal, #selection.illegal")
+                assert (await page.text_content("#selection")).strip()
     tap = player.tap if player is phone else player.click
     for card in play.cards:
         await tap(f'#hand [data-card="{card.code}"]')
