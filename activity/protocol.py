@@ -15,11 +15,12 @@ Client → server::
     {"type": "pass"} {"type": "chop", "cards": [...]} {"type": "ping"}
     {"type": "join"} {"type": "leave"} {"type": "start"} {"type": "next"}
     {"type": "addbot", "level": "normal"} {"type": "removebot"} {"type": "end"} {"type": "create"}
+    {"type": "replay", "game": 42, "step": 0}    # a step of a finished game of this table
 
 Server → client: ``welcome`` (who you are, your language, the client's strings),
 ``table`` (the public table), ``hand`` (your cards; ``null`` when you play no
 game here), ``ok`` / ``error`` (the answer to a frame with its ``id``),
-``selection``, ``pong``, and ``bye`` just before the server closes.
+``selection``, ``replay`` (one step of a finished game), ``pong``, and ``bye`` just before the server closes.
 """
 
 from __future__ import annotations
@@ -32,16 +33,18 @@ from typing import Any
 from tienlen import Card, InvalidCardError
 from tienlen.ai import LEVELS
 
-__all__ = ["MAX_FRAME", "ACTIONS", "LEVELS", "ProtocolError", "Hello", "Action", "parse_hello", "parse_action"]
+__all__ = ["MAX_FRAME", "MAX_STEP", "ACTIONS", "LEVELS", "ProtocolError", "Hello", "Action", "parse_hello", "parse_action"]
 
 MAX_FRAME = 4096
 """Bytes in one client frame; the largest real one (13 card codes) is under 200."""
 ACTIONS = frozenset({"play", "select", "pass", "chop", "ping", "join", "leave", "start", "next", "addbot",
-                     "removebot", "end", "create"})
+                     "removebot", "end", "create", "replay"})
 
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _MAX_TOKEN = 512
 _MAX_CARDS = 13
+MAX_STEP = 10_000
+"""The largest replay step a client may ask for (a game has a few hundred; later ones show the last)."""
 
 
 class ProtocolError(Exception):
@@ -66,6 +69,9 @@ class Action:
     request_id: Any = None
     cards: tuple[Card, ...] = ()
     level: str = "normal"
+    game: int = 0
+    """``replay``: the game's number (its id, as the summary gives it)."""
+    step: int = 0
 
 
 def _object(text: "str | bytes") -> dict[str, Any]:
@@ -118,7 +124,19 @@ def parse_action(text: "str | bytes") -> Action:
     level = data.get("level", "normal")
     if kind == "addbot" and level not in LEVELS:
         raise ProtocolError("bad_level", request_id, known=", ".join(LEVELS))
-    return Action(type=kind, request_id=request_id, cards=cards, level=level if isinstance(level, str) else "normal")
+    game = step = 0
+    if kind == "replay":
+        game, step = data.get("game"), data.get("step", 0)
+        if not _whole(game) or not 0 < game < 2**53:
+            raise ProtocolError("bad_game", request_id, game=str(game)[:16])
+        if not _whole(step) or not 0 <= step <= MAX_STEP:
+            raise ProtocolError("bad_step", request_id, max=MAX_STEP)
+    return Action(type=kind, request_id=request_id, cards=cards, level=level if isinstance(level, str) else "normal",
+                  game=game, step=step)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _cards(value: Any, request_id: Any, *, required: bool) -> tuple[Card, ...]:

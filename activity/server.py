@@ -9,6 +9,9 @@ instance's users.  Every later frame is an action that calls the same
 :class:`~runtime.service.TableService` method as the matching button, so the
 table message, the DMs and the other clients follow as for a click.
 
+A ``replay`` frame is answered with one step of a finished game of the
+client's own table (:mod:`activity.replay`), never of a game still being played.
+
 Bad input is answered with an ``error`` frame in the player's language
 (``activity.error.*`` or the bot's own refusals) and changes nothing: frames
 that are not JSON objects, too big, binary, unknown actions, cards that are
@@ -37,6 +40,7 @@ from activity.discord_api import DiscordApi, DiscordRefused, DiscordUnreachable
 from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, Connection, FrameBudget, Hub
 from activity.protocol import LEVELS, MAX_FRAME, Action, ProtocolError, parse_action, parse_hello
 from activity.relay import RELAYED_HEADER, Relay
+from activity.replay import replay_of, replay_view
 from activity.settings import ActivitySettings
 from cogs.delivery.answers import EXPECTED, explain
 from i18n import catalogue, language_of, t
@@ -277,6 +281,9 @@ class ActivityServer:
             connection.send(self._selection(connection, action))
             return
         try:
+            if action.type == "replay":
+                connection.send(await self._replay(connection, action))
+                return
             await self._run(connection, action)
         except ProtocolError as error:
             self._error(connection, error.code, action.request_id, **error.params)
@@ -325,6 +332,13 @@ class ActivityServer:
             service.outbox.publish(snapshot)
         else:  # parse_action lets through only the actions above
             raise ProtocolError("unknown_action", action=kind)
+
+    async def _replay(self, connection: Connection, action: Action) -> dict[str, Any]:
+        """A step of a finished game of this table, as the bot's Replay shows it (refused for a game still
+        being played: its hands are secret)."""
+        game = await replay_of(self.service.replays, guild_id=connection.guild_id, channel_id=connection.channel_id,
+                               game_id=action.game)
+        return {**replay_view(game, action.step, connection.lang), "id": action.request_id}
 
     def _chop_cards(self, connection: Connection) -> tuple:
         """"Chop" without cards: the player's out-of-turn chop, as the DM's "Chop now" offers it."""

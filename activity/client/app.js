@@ -11,7 +11,7 @@ const RECONNECT_MAX_MS = 8000;
 
 const state = {
   strings: {}, me: null, lang: "en", clockOffset: 0, levels: [], level: "normal",
-  table: null, hand: null, selected: new Set(), selection: null,
+  table: null, hand: null, selected: new Set(), selection: null, replay: null,
   ws: null, token: null, instanceId: null, nextId: 1, retryMs: 500, stopped: false,
 };
 
@@ -80,8 +80,16 @@ function receive(frame) {
       state.me = frame.user; state.clockOffset = frame.now - Date.now() / 1000; state.retryMs = 500;
       break;
     case "table":
+      if (frame.phase === "playing" && state.table && state.table.phase !== "playing") state.replay = null;  // a new deal
       state.table = frame;
       break;
+    case "replay": {
+      const opened = !state.replay;
+      state.replay = frame;
+      render();
+      if (opened) $("replay").scrollIntoView({ block: "nearest" });
+      return;
+    }
     case "hand":
       if (!frame.hand || !state.hand || frame.hand.game !== state.hand.game || frame.hand.version !== state.hand.version) {
         state.selected = new Set([...state.selected].filter((code) => frame.hand && frame.hand.cards.includes(code)));
@@ -149,6 +157,7 @@ function render() {
   renderPile(table);
   renderEvents(table);
   renderSummary(table);
+  renderReplay();
   renderHand();
   renderControls(table);
   tick();
@@ -198,7 +207,7 @@ function renderEvents(table) {
 function renderSummary(table) {
   const box = $("summary");
   const summary = table.summary;
-  box.hidden = !summary || table.phase === "playing";
+  box.hidden = !summary || table.phase === "playing" || !!state.replay;
   if (box.hidden) return;
   box.replaceChildren();
   const line = (text, tag = "div") => {
@@ -216,13 +225,81 @@ function renderSummary(table) {
   if (summary.hands.length) {
     line(say("last_cards"), "h2");
     for (const [name, cards] of summary.hands) {
-      line(name).className = "who";
-      const list = document.createElement("div");
-      list.className = "cards";
+      const row = line("", "div");
+      row.className = "last";
+      const who = document.createElement("span");
+      who.textContent = name;
+      const list = document.createElement("span");
+      list.className = "cards mini";
       list.append(...cards.map((code) => cardElement(code)));
-      box.append(list);
+      if (!cards.length) list.textContent = "—";
+      row.append(who, list);
     }
   }
+}
+
+// ------------------------------------------------------------------ the replay of a finished game
+function askReplay(step) {
+  const replay = state.replay;
+  const game = replay ? replay.game : state.table && state.table.summary && state.table.summary.game;
+  if (game) send("replay", { game, step: Math.max(0, step) });
+}
+
+function renderReplay() {
+  const box = $("replay");
+  const replay = state.replay;
+  box.hidden = !replay;
+  if (!replay) return;
+  box.replaceChildren();
+  const add = (tag, text, className = "") => {
+    const el = document.createElement(tag);
+    el.textContent = text;
+    if (className) el.className = className;
+    box.append(el);
+    return el;
+  };
+  add("h2", replay.title);
+  add("div", replay.caption, "step");  // "12/40 · alice: 3♠ 4♠ 5♠"
+  for (const line of replay.lines) add("div", line, "line");
+  const seats = document.createElement("div");
+  seats.className = "rseats";
+  replay.seats.forEach((seat, index) => {
+    const el = document.createElement("div");
+    el.className = `rseat${seat.acting ? " acting" : ""}${seat.turn ? " turn" : ""}`;
+    el.dataset.replaySeat = index;
+    const name = document.createElement("div");
+    name.className = "name";
+    name.textContent = `${seat.ai ? "🤖 " : ""}${seat.name}${seat.status ? ` · ${seat.status}` : ""}`;
+    const cards = document.createElement("div");
+    cards.className = "cards mini";
+    cards.append(...seat.cards.map((code) => cardElement(code)));
+    el.append(name, cards);
+    seats.append(el);
+  });
+  box.append(seats);
+  if (replay.top.length) {
+    const top = document.createElement("div");
+    top.className = "cards rtop";
+    top.append(...replay.top.map((code) => cardElement(code)));
+    box.append(top);
+  }
+  for (const block of replay.result) {
+    add("h2", block.title);
+    for (const line of block.lines) add("div", line);
+  }
+  const nav = document.createElement("nav");
+  nav.className = "rnav";
+  const step = (action, label, target, disabled) => {
+    const el = button(action, label, "", () => askReplay(target), disabled);
+    el.setAttribute("aria-label", say(action.replace("-", "_")));
+    el.title = say(action.replace("-", "_"));
+    return el;
+  };
+  const atStart = replay.step <= 0, atEnd = replay.step >= replay.steps;
+  nav.append(step("replay-first", "⏮", 0, atStart), step("replay-prev", "◀", replay.step - 1, atStart),
+             step("replay-next", "▶", replay.step + 1, atEnd), step("replay-last", "⏭", replay.steps, atEnd),
+             button("replay-close", say("replay_close"), "", () => { state.replay = null; render(); }));
+  box.append(nav);
 }
 
 function renderHand() {
@@ -313,6 +390,12 @@ function listenToHand() {
     if (drag.pointer === event.pointerId) dragOver(event);
   });
   for (const kind of ["pointerup", "pointercancel"]) window.addEventListener(kind, dragEnd);
+  window.addEventListener("keydown", (event) => {  // the replay steps with the arrow keys
+    const replay = state.replay;
+    if (!replay || event.target.closest("select")) return;
+    if (event.key === "ArrowLeft" && replay.step > 0) askReplay(replay.step - 1);
+    if (event.key === "ArrowRight" && replay.step < replay.steps) askReplay(replay.step + 1);
+  });
   box.addEventListener("keydown", (event) => {  // a card has the focus: Enter or Space toggles it
     const code = event.target.dataset && event.target.dataset.card;
     if (!code || (event.key !== "Enter" && event.key !== " ")) return;
@@ -368,6 +451,9 @@ function renderControls(table) {
     if (seat && hand) items.push(button("leave", say("leave_game"), "danger"));
   } else {
     if (table.phase === "between" && seat) items.push(button("next", say("next"), "primary"));
+    if (table.phase === "between" && table.summary && table.summary.game && !state.replay) {
+      items.push(button("replay", `🎬 ${say("replay")}`, "", () => askReplay(0)));
+    }
     if (!seat) items.push(button("join", say("join"), "primary"));
     if (isHost && table.phase === "lobby") items.push(button("start", say("start"), "primary"));
     if (!table.ranked && (seat || isHost)) {

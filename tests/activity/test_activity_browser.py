@@ -20,6 +20,8 @@ import pytest
 from tests.activity.discord_harness import HARNESS_PATH, harness_page
 from tests.e2e.driver import table_message
 from tests.fakediscord import payloads
+from cogs.layouts.words import chips
+from i18n import t
 from tienlen import Card
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -175,3 +177,71 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     if shots:
         await desktop.screenshot(path=str(Path(shots) / "activity-desktop.png"))
         await phone_page.screenshot(path=str(Path(shots) / "activity-phone.png"))
+
+
+async def play_out(service, channel: int) -> None:
+    """Play the running game to its end through the service, as buttons would (the lowest play, else pass)."""
+    while (table := service.table(channel)).game is not None and not table.game.finished:
+        user = table.game_seats[table.game.turn].user_id
+        legal = service.hand(channel, user).legal
+        if legal and (not service.hand(channel, user).can_pass or len(legal) > 1):
+            await service.play(channel, user, list(min(legal, key=lambda combo: (combo.size, combo.top)).cards))
+        else:
+            await service.pass_turn(channel, user)
+
+
+async def test_the_end_of_a_game_and_its_replay_step_by_step(fake_discord, activity_bot, browser):
+    fake = fake_discord
+    alice, bob = fake.users[:2]
+    bob.locale = "vi"
+    instance = fake.activities.launch(fake.channel, [alice, bob])
+    desktop = await open_page(browser, fake, activity_bot, alice, instance, viewport={"width": 1024, "height": 900})
+    phone_page, phone = await open_in_discord(browser, fake, activity_bot, bob, instance,
+                                              viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True,
+                                              device_scale_factor=2)
+    await desktop.click('[data-action="create"]')
+    await phone.tap('[data-action="join"]')
+    await desktop.wait_for_selector('[data-seat="1"]')
+    await desktop.click('[data-action="start"]')
+    await phone.wait_for_selector("#hand [data-card]")
+    assert not await phone.query_selector('[data-action="replay"]')  # no replay while the game runs
+    channel, service = fake.channel.id, activity_bot.tables
+    await play_out(service, channel)
+
+    for page in (desktop, phone):
+        await page.wait_for_selector("#summary:not([hidden])")
+    summary = service.snapshot(channel).summary
+    for page, lang in ((desktop, "en"), (phone, "vi")):
+        text = await page.text_content("#summary")
+        assert t(lang, "summary.places") in text and summary.places[0] in text
+        assert t(lang, "summary.payments", chips=chips(summary.bet, lang)) in text
+    game = await service.replays.game(fake.guild.id, summary.game_id)
+    dealt = [[card.code for card in hand] for hand in game.replay.frames[0].hands]
+
+    await phone.tap('[data-action="replay"]')
+    await phone.wait_for_selector("#replay:not([hidden]) [data-replay-seat]")
+    assert await phone.is_hidden("#summary")
+    shown = [await phone.eval_on_selector_all(f'[data-replay-seat="{seat}"] [data-card]',
+                                              "cards => cards.map(c => c.dataset.card)") for seat in range(2)]
+    assert shown == dealt  # the deal, every hand open: the game is over
+    step_text = lambda step: f"{step}/{game.replay.steps} · "  # noqa: E731  (the bot's caption)
+    assert (await phone.text_content("#replay .step")).startswith(step_text(0))
+    await phone.tap('[data-action="replay-next"]')
+    await phone.wait_for_function("text => document.querySelector('#replay .step').textContent.startsWith(text)",
+                                  arg=step_text(1))
+    await phone.tap('[data-action="replay-prev"]')
+    await phone.wait_for_function("text => document.querySelector('#replay .step').textContent.startsWith(text)",
+                                  arg=step_text(0))
+    await phone.tap('[data-action="replay-last"]')
+    await phone.wait_for_function("text => document.querySelector('#replay .step').textContent.startsWith(text)",
+                                  arg=step_text(game.replay.steps))
+    assert t("vi", "summary.places") in await phone.text_content("#replay")
+    assert await phone.is_disabled('[data-action="replay-next"]')
+    shots = os.environ.get("ACTIVITY_SCREENSHOTS")
+    if shots:
+        await desktop.screenshot(path=str(Path(shots) / "activity-summary.png"))
+        await phone_page.screenshot(path=str(Path(shots) / "activity-replay.png"))
+    assert await desktop.is_visible("#summary")  # alice's page is not stepping
+    await phone.tap('[data-action="replay-close"]')
+    await phone.wait_for_selector("#summary:not([hidden])")
+    assert desktop.errors == [] and phone.errors == []

@@ -12,7 +12,9 @@ import aiohttp
 import pytest
 
 from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, CLOSE_REPLACED
+from activity.protocol import MAX_STEP
 from activity.views import plain
+from cogs.layouts.replay import replay_layout
 from cogs.layouts.style import block_lines
 from cogs.layouts.summary import summary_layout
 from cogs.layouts.words import chips
@@ -346,6 +348,22 @@ async def test_three_players_and_an_ai_seat_play_a_whole_game_in_the_activity(fa
     payments = t("en", "summary.payments", chips=chips(summary.bet, "en"))
     assert shown[payments] == [plain(line) for line in block_lines(layout, payments)]
     assert len(shown[payments]) == len(summary.payments) or summary.payments == ()
+    # The Replay of that game, step by step, as the bot's replay shows it: the deal, then every move.
+    game = await activity_bot.tables.replays.game(fake.guild.id, summary.game_id)
+    first = await clients[1].ask("replay", game=summary.game_id, step=0)
+    assert first["type"] == "replay" and first["step"] == 0 and first["steps"] == game.replay.steps > 0
+    assert [seat["cards"] for seat in first["seats"]] == [[card.code for card in hand]
+                                                          for hand in game.replay.frames[0].hands]
+    assert first["lines"] == [plain(t("en", "replay.deal"))] + first["lines"][1:] and first["result"] == []
+    second = await clients[1].ask("replay", game=summary.game_id, step=1)
+    assert second["step"] == 1 and second["caption"].startswith(f"1/{game.replay.steps}")
+    last = await clients[2].ask("replay", game=summary.game_id, step=MAX_STEP)  # past the end: the last step
+    assert last["step"] == game.replay.steps and last["seats"][0]["cards"] == shown_hands(result, 0)
+    layout = replay_layout(game, game.replay.steps, "en")
+    places = t("en", "summary.places")
+    assert {block["title"]: block["lines"] for block in last["result"]}[places] == [
+        plain(line) for line in block_lines(layout, places)]
+    assert max(len(raw.encode()) for raw in clients[2].raw if '"type":"replay"' in raw) < 2048
     await fake.wait_for(lambda: any(t("en", "summary.title") in message.text()
                                     for message in fake.messages(fake.channel)), what="the summary message")
     # While the game ran, a client's frames named only its own cards (and the public plays on the table).
@@ -364,6 +382,44 @@ async def test_three_players_and_an_ai_seat_play_a_whole_game_in_the_activity(fa
                 if frame["type"] == "hand" and frame["hand"] is not None:
                     their |= set(frame["hand"]["cards"])
             assert not own & their  # a hand frame never carried a card dealt to someone else
+
+
+def shown_hands(table: dict, seat: int) -> list[str]:
+    return table["summary"]["hands"][seat][1]
+
+
+async def test_a_replay_of_a_running_game_is_refused_and_shows_no_card(fake_discord, activity_bot, connect):
+    fake = fake_discord
+    player, other = await open_and_deal(fake, activity_bot, connect)
+    service = activity_bot.tables
+    game = service.table(fake.channel.id).game
+    game_id, before = service.table(fake.channel.id).game_id, (len(game.actions), game.turn, game.to_json())
+    secret = {card.code for seat in range(2) for card in game.hand(seat)}
+    for client in (player, other):
+        seen = len(client.raw)
+        for step in (0, 1, MAX_STEP):
+            answer = await client.ask("replay", game=game_id, step=step)
+            assert answer["type"] == "error" and answer["code"] == "replay_running"
+            assert answer["text"] == t("en", "error.replay_running", game=game_id)
+        for raw in client.raw[seen:]:
+            if '"type":"hand"' not in raw:  # its own hand frames aside, no card of the running game
+                assert not any(f'"{code}"' in raw for code in secret), raw
+    assert (await player.ask("replay", game=game_id + 1000))["code"] == "replay_not_found"
+    game = service.table(fake.channel.id).game
+    assert (len(game.actions), game.turn, game.to_json()) == before
+
+
+@pytest.mark.parametrize("fields, code", [
+    ({}, "bad_game"), ({"game": "7"}, "bad_game"), ({"game": 0}, "bad_game"), ({"game": True}, "bad_game"),
+    ({"game": 2**60}, "bad_game"), ({"game": 7, "step": -1}, "bad_step"), ({"game": 7, "step": 1.5}, "bad_step"),
+    ({"game": 7, "step": MAX_STEP + 1}, "bad_step"), ({"game": 7, "step": "1"}, "bad_step"),
+])
+async def test_a_bad_replay_frame_gets_a_precise_error(fake_discord, connect, fields, code):
+    fake_discord.users[0].locale = "vi"
+    client = await connect(fake_discord.users[0])
+    answer = await client.ask("replay", **fields)
+    assert answer["type"] == "error" and answer["code"] == code
+    assert answer["text"] == t("vi", f"activity.error.{code}", game=str(fields.get("game"))[:16], max=MAX_STEP)
 
 
 async def test_a_stopping_bot_tells_its_clients_to_reconnect(fake_discord, activity_bot, connect):
