@@ -1,21 +1,31 @@
-"""What the Activity asks Discord: the OAuth2 code exchange, who a token belongs to, where an instance runs.
+"""What the Activity asks Discord: the OAuth2 code exchange, who a token belongs to, where an instance runs,
+and a seated player's avatar.
 
 Every call goes to the bot's REST base (``DISCORD_API_BASE`` when set, so a fake
-Discord serves them in tests).  Discord's answers are the only source of who a
+Discord serves them in tests); avatar pictures come from Discord's CDN
+(``DISCORD_CDN_BASE`` when set, read at call time, else
+``https://cdn.discordapp.com``).  Discord's answers are the only source of who a
 client is and which channel it plays in: the client's own words are never used.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import aiohttp
 
-__all__ = ["DiscordApi", "DiscordUser", "Instance", "DiscordRefused", "DiscordUnreachable"]
+__all__ = ["DiscordApi", "DiscordUser", "Instance", "Profile", "DiscordRefused", "DiscordUnreachable", "CDN",
+           "MAX_IMAGE"]
 
 TIMEOUT = aiohttp.ClientTimeout(total=10)
+CDN = "https://cdn.discordapp.com"
+MAX_IMAGE = 256 * 1024
+"""Bytes of one CDN picture at most (a 64 px avatar is a few KB)."""
+_AVATAR_HASH = re.compile(r"(a_)?[0-9a-f]{1,64}")
 
 
 class DiscordRefused(Exception):
@@ -47,10 +57,29 @@ class Instance:
     users: frozenset[int]
 
 
+@dataclass(frozen=True)
+class Profile:
+    """A user's public profile, as ``GET /users/{id}`` gives it to the bot: what its avatar is."""
+
+    id: int
+    avatar: str | None
+    """The avatar's hash (None: Discord's default avatar)."""
+    discriminator: str = "0"
+
+    def avatar_path(self, size: int = 64) -> str:
+        """The avatar's path on Discord's CDN: its own picture, or the default one Discord gives it."""
+        if self.avatar:
+            return f"/avatars/{self.id}/{self.avatar}.png?size={size}"
+        legacy = self.discriminator.isdigit() and int(self.discriminator) != 0
+        index = int(self.discriminator) % 5 if legacy else (self.id >> 22) % 6
+        return f"/embed/avatars/{index}.png"
+
+
 class DiscordApi:
     def __init__(self, api_base: Callable[[], str], *, bot_token: str, application_id: Callable[[], int | None],
-                 client_secret: str) -> None:
+                 client_secret: str, cdn_base: Callable[[], str] | None = None) -> None:
         self._base = api_base  # read at call time: tests point discord.py at a fake after start-up
+        self._cdn = cdn_base or (lambda: os.environ.get("DISCORD_CDN_BASE") or CDN)
         self._bot_token = bot_token
         self._application_id = application_id
         self._secret = client_secret
@@ -107,6 +136,34 @@ class DiscordApi:
         return Instance(instance_id=instance_id, channel_id=int(channel) if channel else None,
                         guild_id=int(guild) if guild else None,
                         users=frozenset(int(user) for user in answer.get("users") or ()))
+
+    async def profile(self, user_id: int) -> Profile:
+        """``GET /users/{id}`` with the bot's token (404 → :class:`DiscordRefused`)."""
+        answer = await self._call("GET", f"/users/{int(user_id)}", headers={"Authorization": f"Bot {self._bot_token}"})
+        if not isinstance(answer, dict) or str(answer.get("id")) != str(user_id):
+            raise DiscordRefused(404)
+        avatar = answer.get("avatar")
+        if not isinstance(avatar, str) or not _AVATAR_HASH.fullmatch(avatar):  # a hash goes into a URL: only a hash
+            avatar = None
+        return Profile(id=int(user_id), avatar=avatar, discriminator=str(answer.get("discriminator") or "0"))
+
+    async def picture(self, path: str) -> bytes:
+        """A PNG from Discord's CDN (``path`` from :meth:`Profile.avatar_path`); at most :data:`MAX_IMAGE` bytes."""
+        url = self._cdn().rstrip("/") + path
+        try:
+            async with self._client().get(url) as response:
+                if response.status >= 500 or response.status == 429:
+                    raise DiscordUnreachable(f"the CDN answered {response.status}")
+                if response.status >= 400:
+                    raise DiscordRefused(response.status)
+                if response.content_type != "image/png":
+                    raise DiscordUnreachable(f"the CDN sent {response.content_type}")
+                body = await response.content.read(MAX_IMAGE + 1)
+        except (aiohttp.ClientError, asyncio.TimeoutError) as error:
+            raise DiscordUnreachable(type(error).__name__) from error
+        if len(body) > MAX_IMAGE:
+            raise DiscordUnreachable("the picture is too big")
+        return body
 
     async def close(self) -> None:
         if self._session is not None:

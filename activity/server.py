@@ -1,4 +1,4 @@
-"""The Activity's web server: the client's files, the token exchange, and one WebSocket per client.
+"""The Activity's web server: the client's files, the token exchange, seat avatars, and one WebSocket per client.
 
 Started by ``bot.py`` when ``ACTIVITY_PORT`` is set (see docs/activity.md).
 A WebSocket's first frame is ``hello`` with the access token the client got
@@ -8,6 +8,9 @@ activity instance (with the bot's token), and the user must be one of the
 instance's users.  Every later frame is an action that calls the same
 :class:`~runtime.service.TableService` method as the matching button, so the
 table message, the DMs and the other clients follow as for a click.
+
+``GET /api/avatar/{user_id}`` serves the avatar of a player at a table a client
+here watches (:mod:`activity.avatars`), and 404 for anyone else.
 
 A ``replay`` frame is answered with one step of a finished game of the
 client's own table (:mod:`activity.replay`), never of a game still being played.
@@ -36,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from aiohttp import WSMsgType, web
 
+from activity.avatars import Avatars
 from activity.discord_api import DiscordApi, DiscordRefused, DiscordUnreachable
 from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, Connection, FrameBudget, Hub
 from activity.protocol import LEVELS, MAX_FRAME, Action, ProtocolError, parse_action, parse_hello
@@ -94,6 +98,7 @@ class ActivityServer:
         self.settings = settings
         self.api = api
         self.hub = Hub(service)
+        self.avatars = Avatars(api)
         self.queue_size, self.send_timeout = queue_size, send_timeout
         self.frame_rate, self.frame_burst = frame_rate, frame_burst
         self.clock = clock
@@ -109,6 +114,7 @@ class ActivityServer:
         app.router.add_get("/", self.index)
         app.router.add_get("/ws", self.websocket)
         app.router.add_post("/api/token", self.token)
+        app.router.add_get("/api/avatar/{user_id}", self.avatar)
         app.router.add_get("/client/{name}", self.client_file)
         return app
 
@@ -165,6 +171,35 @@ class ActivityServer:
         except DiscordUnreachable:
             return web.json_response({"error": "discord_down"}, status=502)
         return web.json_response({"access_token": access_token})
+
+    # ------------------------------------------------------------- avatars
+    async def avatar(self, request: web.Request) -> web.StreamResponse:
+        """A seated (or connected) player's avatar, a 64 px PNG from Discord's CDN through this server, which is
+        all the page may load.  Only users at a table that a client of this process watches: anyone else is
+        404, so the route is no open proxy to Discord."""
+        text = request.match_info["user_id"]
+        if not text.isdigit() or len(text) > 20 or not self._shown_here(int(text)):
+            return web.json_response({"error": "unknown_user"}, status=404)
+        try:
+            picture = await self.avatars.picture(int(text))
+        except DiscordUnreachable:
+            return web.json_response({"error": "discord_down"}, status=502)
+        if picture is None:
+            return web.json_response({"error": "unknown_user"}, status=404)
+        headers = {"Cache-Control": "private, max-age=3600", "ETag": picture.etag}
+        if request.headers.get("If-None-Match") == picture.etag:
+            return web.Response(status=304, headers=headers)
+        return web.Response(body=picture.data, content_type="image/png", headers=headers)
+
+    def _shown_here(self, user_id: int) -> bool:
+        """Is ``user_id`` connected, or seated at a table a client of this process watches?"""
+        if user_id in self.hub.by_user:
+            return True
+        for channel in list(self.hub.by_channel):
+            table = self.service.table(channel)
+            if table is not None and any(seat.user_id == user_id for seat in (*table.seats, *table.game_seats)):
+                return True
+        return False
 
     # ------------------------------------------------------------- the socket
     async def websocket(self, request: web.Request) -> web.StreamResponse:

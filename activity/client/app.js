@@ -176,11 +176,48 @@ function renderSeats(table) {
     el.classList.toggle("out", seat.out);
     const marks = `${seat.host ? "👑 " : ""}${seat.ai ? "🤖 " : ""}`;
     el.innerHTML = '<span class="count"></span><div class="name"></div><div class="note"></div>';
+    el.prepend(avatarElement(seat));
     el.querySelector(".name").textContent = marks + seat.name;
     el.querySelector(".count").textContent = table.phase === "playing" && !seat.out ? `🂠 ${seat.cards}` : "";
     el.querySelector(".note").textContent = seat.status || "";
     box.append(el);
   }
+}
+
+// A seat's avatar: the player's Discord picture, through this server (/api/avatar/{id}), over their initials on
+// a coloured circle, which is what shows for an AI seat or while (or if) the picture does not load.
+const avatars = new Map();  // user id → its <img>, loaded once and moved into each new drawing of the seats
+
+function initials(name) {
+  const words = String(name).replace(/[^\p{L}\p{N} ]/gu, "").trim().split(/\s+/).filter(Boolean);
+  return words.slice(0, 2).map((word) => [...word][0]).join("").toUpperCase() || "?";
+}
+
+function hue(text) {
+  let h = 0;
+  for (const char of String(text)) h = (h * 31 + char.codePointAt(0)) % 360;
+  return h;
+}
+
+function avatarElement(seat) {
+  const el = document.createElement("span");
+  el.className = "avatar";
+  el.textContent = initials(seat.name);
+  el.style.backgroundColor = `hsl(${hue(seat.user || seat.name)} 45% 38%)`;
+  el.setAttribute("aria-hidden", "true");
+  if (seat.user) {
+    let img = avatars.get(seat.user);
+    if (img === undefined) {
+      img = new Image(64, 64);
+      img.alt = "";
+      img.decoding = "async";
+      img.addEventListener("error", () => { avatars.set(seat.user, null); img.remove(); });  // initials stay
+      img.src = `/api/avatar/${encodeURIComponent(seat.user)}`;
+      avatars.set(seat.user, img);
+    }
+    if (img) el.append(img);
+  }
+  return el;
 }
 
 function renderPile(table) {

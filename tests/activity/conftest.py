@@ -78,7 +78,8 @@ def activity_settings() -> ActivitySettings:
 
 
 @pytest_asyncio.fixture
-async def activity_bot(fake_discord, start_bot, make_bot, activity_settings):  # noqa: F811
+async def activity_bot(fake_discord, start_bot, make_bot, activity_settings, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("DISCORD_CDN_BASE", fake_discord.activities.cdn_base)  # avatars from the fake's CDN
     bot = make_bot()
     bot.activity_settings = activity_settings  # read by setup_hook (make_bot changes Settings only)
     await start_bot(bot)

@@ -20,6 +20,7 @@ import pytest
 from tests.activity.discord_harness import HARNESS_PATH, harness_page
 from tests.e2e.driver import table_message
 from tests.fakediscord import payloads
+from tests.fakediscord.activities import png
 from cogs.layouts.words import chips
 from i18n import t
 from tienlen import Card
@@ -106,10 +107,13 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     alice, bob = fake.users[:2]
     bob.locale = "vi"
     instance = fake.activities.launch(fake.channel, [alice, bob])
+    fake.activities.set_avatar(alice, png(230, 120, 30, size=64))  # bob has none: Discord's default one
     desktop = await open_page(browser, fake, activity_bot, alice, instance, viewport={"width": 1024, "height": 720})
     phone_page, phone = await open_in_discord(browser, fake, activity_bot, bob, instance,
                                               viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True,
                                               device_scale_factor=2)
+    # On the desktop, bob's picture fails to load: his initials on a coloured circle stay.
+    await desktop.route(f"**/api/avatar/{bob.id}", lambda route: route.fulfill(status=404, body="{}"))
     # The vendored SDK loads as a module in this browser (the hook only skips calling it).
     assert await desktop.evaluate("import('/client/discord-sdk.js').then(m => typeof m.DiscordSDK)") == "function"
 
@@ -118,6 +122,12 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     await phone.tap('[data-action="join"]')
     await desktop.wait_for_selector('[data-seat="1"]')
     assert await phone.text_content('[data-action="leave"]') == "Rời bàn"  # bob's Discord language
+    loaded = "img => img.complete && img.naturalWidth > 0"
+    for page in (desktop, phone):
+        await page.wait_for_function(f"() => [...document.querySelectorAll('[data-seat=\"0\"] .avatar img')].some({loaded})")
+    await phone.wait_for_function(f"() => [...document.querySelectorAll('[data-seat=\"1\"] .avatar img')].some({loaded})")
+    await desktop.wait_for_selector('[data-seat="1"] .avatar img', state="detached")
+    assert await desktop.text_content('[data-seat="1"] .avatar') == "B"
     # Add AI at the level chosen (normal unless chosen), then take it away again.
     channel = fake.channel.id
     service = activity_bot.tables

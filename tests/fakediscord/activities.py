@@ -22,12 +22,20 @@ Tests drive it with ``fake.activities``::
 
 An interaction answered with LAUNCH_ACTIVITY (12) starts an instance in its channel with its user
 (``result.interaction.activity_instance``).
+
+Discord's CDN, for the avatars the Activity's server shows on its seats (``cdn_base`` is the value for
+``DISCORD_CDN_BASE``): ``GET /cdn/avatars/{user_id}/{hash}.png`` serves an avatar a test gave with
+``fake.activities.set_avatar(user, png)`` (the user's ``avatar`` hash in ``GET /users/{id}`` then names it),
+``GET /cdn/embed/avatars/{index}.png`` Discord's default avatars (0–5); anything else is 404.
+``fake.activities.cdn_hits`` counts what the CDN served.
 """
 
 from __future__ import annotations
 
 import secrets
+import struct
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
@@ -40,11 +48,23 @@ if TYPE_CHECKING:
     from .server import FakeDiscord
     from .world import Channel, User
 
-__all__ = ["Activities", "ActivityInstance", "CLIENT_SECRET", "routes", "bearer_token"]
+__all__ = ["Activities", "ActivityInstance", "CLIENT_SECRET", "routes", "bearer_token", "png", "DEFAULT_AVATARS"]
 
 CLIENT_SECRET = "fake-client-secret"
 """The application's OAuth2 client secret the fake accepts (``activities.client_secret`` changes it)."""
 TOKEN_SECONDS = 604800
+DEFAULT_AVATARS = 6
+"""Discord's default avatars: ``embed/avatars/0.png`` … ``5.png``."""
+
+
+def png(red: int, green: int, blue: int, size: int = 8) -> bytes:
+    """A small solid PNG (what a CDN image looks like on the wire, without an image library)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + bytes((red, green, blue)) * size for _ in range(size))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 @dataclass
@@ -70,6 +90,9 @@ class Activities:
         self.instances: dict[str, ActivityInstance] = {}
         self.exchanges = 0
         """Codes exchanged (successfully or not), for tests."""
+        self.avatars: dict[tuple[int, str], bytes] = {}
+        self.cdn_hits: list[str] = []
+        """Paths the CDN served (or refused), in order."""
 
     # -- what tests do ------------------------------------------------------
 
@@ -96,6 +119,18 @@ class Activities:
 
     def expire(self, token: str) -> None:
         self.tokens[token].expires_at = 0.0
+
+    def set_avatar(self, user: "User", image: bytes | None = None) -> str:
+        """Give ``user`` an avatar (a PNG; a small one by default); its hash, as ``GET /users/{id}`` shows it."""
+        avatar = secrets.token_hex(16)
+        self.avatars[(user.id, avatar)] = image if image is not None else png(200, 60, 90)
+        user.avatar = avatar  # type: ignore[attr-defined]  (read by payloads.user)
+        return avatar
+
+    @property
+    def cdn_base(self) -> str:
+        """Value for ``DISCORD_CDN_BASE``: this fake's CDN."""
+        return f"http://127.0.0.1:{self._fake.port}/cdn"
 
     # -- what Discord answers -------------------------------------------------
 
@@ -143,6 +178,25 @@ class Activities:
         })
 
 
+    async def cdn_avatar(self, request: web.Request) -> web.Response:
+        self.cdn_hits.append(request.path)
+        name = request.match_info["file"]
+        found = None
+        if name.endswith(".png") and request.match_info["user_id"].isdigit():
+            found = self.avatars.get((int(request.match_info["user_id"]), name[:-4]))
+        if found is None:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=found, content_type="image/png")
+
+    async def cdn_default(self, request: web.Request) -> web.Response:
+        self.cdn_hits.append(request.path)
+        index = request.match_info["index"]
+        if not index.isdigit() or not 0 <= int(index) < DEFAULT_AVATARS:
+            return web.Response(status=404, text="Not Found")
+        shade = 40 * int(index)
+        return web.Response(body=png(88, 101, 242 - shade), content_type="image/png")
+
+
 def bearer_token(request: web.Request) -> Optional[str]:
     header = request.headers.get("Authorization", "")
     return header[len("Bearer "):] if header.startswith("Bearer ") else None
@@ -155,4 +209,6 @@ def routes(fake: "FakeDiscord", prefix: str) -> list[web.RouteDef]:
     return [
         web.post(f"{prefix}/oauth2/token", activities.exchange),
         web.get(f"{prefix}/applications/{{app_id}}/activity-instances/{{instance_id}}", activities.instance),
+        web.get("/cdn/avatars/{user_id}/{file}", activities.cdn_avatar),
+        web.get("/cdn/embed/avatars/{index}.png", activities.cdn_default),
     ]

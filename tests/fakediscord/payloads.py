@@ -24,7 +24,7 @@ def user(u: User) -> dict:
         "username": u.name,
         "discriminator": "0",
         "global_name": u.name,
-        "avatar": None,
+        "avatar": getattr(u, "avatar", None),  # set by fake.activities.set_avatar (activities.py)
         "bot": u.bot,
         "public_flags": 0,
     }
