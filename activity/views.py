@@ -40,11 +40,16 @@ def combo_view(combo: Combo, lang: str) -> dict[str, Any]:
 
 
 def _seat(seat: SeatInfo, snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
+    """A seat: its number, name, user (the client asks ``/api/avatar/{user}`` for the picture) and card count
+    always; its marks only when set (a table update stays small: four seats go out with every move)."""
     status = seat_status(seat, snapshot, lang, with_count=False)  # the client draws the count itself
-    return {"seat": seat.index, "name": seat.name, "user": str(seat.user_id) if seat.user_id else None,
-            "ai": seat.ai_level if seat.is_ai else None, "cards": seat.cards_left, "turn": seat.on_turn,
-            "host": seat.is_host, "passed": seat.passed, "out": seat.place is not None, "afk": seat.afk,
-            "status": ", ".join(plain(text) for text in status)}
+    view: dict[str, Any] = {"seat": seat.index, "name": seat.name, "user": str(seat.user_id) if seat.user_id else None,
+                            "cards": seat.cards_left}
+    marks = {"ai": seat.ai_level if seat.is_ai else None, "turn": seat.on_turn, "host": seat.is_host,
+             "passed": seat.passed, "out": seat.place is not None, "afk": seat.afk,
+             "status": ", ".join(plain(text) for text in status)}
+    view.update((key, value) for key, value in marks.items() if value)
+    return view
 
 
 def table_view(snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
@@ -63,6 +68,7 @@ def table_view(snapshot: TableSnapshot, lang: str) -> dict[str, Any]:
         "turn_seconds": snapshot.turn_seconds,
         "top": combo_view(snapshot.top, lang) if playing and snapshot.top is not None else None,
         "top_owner": snapshot.seat_name(snapshot.top_owner) if playing and snapshot.top is not None else None,
+        "top_seat": snapshot.top_owner if playing and snapshot.top is not None else None,
         "events": [line for line in (plain(event_line(event, lang)) for event in snapshot.events[-LATEST_EVENTS:])
                    if line],
         "tally": [[name, number(amount, lang, signed=True)] for name, amount in snapshot.tally],
@@ -92,7 +98,8 @@ def summary_view(summary: GameSummary, lang: str) -> dict[str, Any]:
         elif first.startswith("**") and first.endswith("**"):
             sections.append({"title": plain(first), "lines": lines})
     return {"game": summary.game_id, "headline": headline, "sections": sections,
-            "hands": [[name, [card.code for card in cards]] for name, cards in summary.final_hands]}
+            # One string of codes a hand ("3S 10H 2D"): 52 cards fit a table update of under 2 KB.
+            "hands": [[name, " ".join(card.code for card in cards)] for name, cards in summary.final_hands]}
 
 
 def hand_view(hand: HandSnapshot | None, lang: str) -> dict[str, Any]:

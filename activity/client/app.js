@@ -225,11 +225,48 @@ function renderPile(table) {
   const top = table.top;
   const key = top ? top.cards.join(" ") : "";
   if (cards.dataset.shown !== key) {  // redraw (and slide in) only a new play
+    const origins = top && cards.dataset.shown !== undefined ? slideOrigins(table, top) : null;
     cards.replaceChildren(...(top ? top.cards.map((code) => cardElement(code)) : []));
     cards.dataset.shown = key;
+    if (origins) slideIn(cards, origins);
   }
   $("pile-label").textContent = top ? `${table.top_owner} · ${top.name}` : table.phase === "playing" ? say("on_table") : "";
   $("pile-note").textContent = table.phase === "playing" ? (table.opening || table.lead || "") : "";
+}
+
+// A play lands: its cards slide to the pile from where they were, your own hand's cards for your play, the
+// player's seat for anyone else's.  One transform transition each (no layout work while it runs), none at
+// all when the system asks for reduced motion.
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+function slideOrigins(table, top) {
+  if (reducedMotion.matches || table.phase !== "playing") return null;
+  const seat = table.top_seat === null || table.top_seat === undefined ? null
+    : document.querySelector(`#seats [data-seat="${table.top_seat}"]`);
+  return top.cards.map((code) => {
+    const held = document.querySelector(`#hand [data-card="${code}"]`);  // still drawn: the hand comes next
+    const from = held || seat;
+    return from ? { rect: from.getBoundingClientRect(), kind: held ? "hand" : "seat" } : null;
+  });
+}
+
+function slideIn(box, origins) {
+  const cards = [...box.children];
+  cards.forEach((el, index) => {
+    const origin = origins[index];
+    if (!origin) return;
+    const end = el.getBoundingClientRect();
+    const dx = origin.rect.left + origin.rect.width / 2 - (end.left + end.width / 2);
+    const dy = origin.rect.top + origin.rect.height / 2 - (end.top + end.height / 2);
+    el.dataset.slide = origin.kind;
+    el.style.transition = "none";
+    el.style.transform = `translate(${dx}px, ${dy}px) scale(${origin.kind === "hand" ? 1 : 0.5})`;
+  });
+  void box.offsetWidth;  // the start positions take effect before the transition back to none
+  for (const el of cards) {
+    el.style.transition = "";
+    el.style.transform = "";
+  }
 }
 
 function renderEvents(table) {
@@ -261,7 +298,8 @@ function renderSummary(table) {
   }
   if (summary.hands.length) {
     line(say("last_cards"), "h2");
-    for (const [name, cards] of summary.hands) {
+    for (const [name, codes] of summary.hands) {
+      const cards = codes ? codes.split(" ") : [];
       const row = line("", "div");
       row.className = "last";
       const who = document.createElement("span");

@@ -108,7 +108,8 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     bob.locale = "vi"
     instance = fake.activities.launch(fake.channel, [alice, bob])
     fake.activities.set_avatar(alice, png(230, 120, 30, size=64))  # bob has none: Discord's default one
-    desktop = await open_page(browser, fake, activity_bot, alice, instance, viewport={"width": 1024, "height": 720})
+    desktop = await open_page(browser, fake, activity_bot, alice, instance, viewport={"width": 1024, "height": 720},
+                              reduced_motion="reduce")  # alice's system asks for no animation
     phone_page, phone = await open_in_discord(browser, fake, activity_bot, bob, instance,
                                               viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True,
                                               device_scale_factor=2)
@@ -180,11 +181,18 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
             "codes => [...document.querySelectorAll('#pile-cards [data-card]')].map(c => c.dataset.card).join() === codes.join()",
             arg=codes)
     assert not await player.query_selector_all(f'#hand [data-card="{codes[0]}"]')  # gone from the hand
+    # The play slid to the pile on the phone, from bob's hand if he played it, else from the player's seat;
+    # not on the desktop, whose system asks for reduced motion.
+    slid = await phone.eval_on_selector_all("#pile-cards [data-card]", "cards => cards.map(c => c.dataset.slide)")
+    assert slid == ["hand" if player is phone else "seat"] * len(codes)
+    assert await desktop.eval_on_selector_all("#pile-cards [data-card]", "cards => cards.map(c => c.dataset.slide)") == [
+        None] * len(codes)
     symbols = " ".join(Card.parse(code).symbol for code in codes)
     await fake.wait_for(lambda: symbols in table_message(fake).text(), what="the table message to show the play")
     assert desktop.errors == [] and phone.errors == []
-    shots = os.environ.get("ACTIVITY_SCREENSHOTS")  # a folder: docs/images/activity-*.png were made so
+    shots = os.environ.get("ACTIVITY_SCREENSHOTS")  # a folder: docs/images/activity-*.jpg were made so
     if shots:
+        await phone.wait_for_timeout(400)  # the slide to the pile is over
         await desktop.screenshot(path=str(Path(shots) / "activity-desktop.png"))
         await phone_page.screenshot(path=str(Path(shots) / "activity-phone.png"))
 

@@ -119,4 +119,4 @@ def test_the_end_of_a_game_is_worded_as_the_summary_message_in_both_languages():
         assert sections[payments][1] == plain(t(lang, "summary.payment_ai", payer="AI 1", payee="bob",
                                                     bets=t(lang, "count.bets", count=1),
                                                     reason=t(lang, "reason.place")))
-        assert view["hands"] == [["alice", []], ["bob", ["3S"]], ["AI 1", []], ["carol", ["4S", "2H"]]]
+        assert view["hands"] == [["alice", ""], ["bob", "3S"], ["AI 1", ""], ["carol", "4S 2H"]]

@@ -385,7 +385,7 @@ async def test_three_players_and_an_ai_seat_play_a_whole_game_in_the_activity(fa
 
 
 def shown_hands(table: dict, seat: int) -> list[str]:
-    return table["summary"]["hands"][seat][1]
+    return table["summary"]["hands"][seat][1].split()
 
 
 async def test_a_replay_of_a_running_game_is_refused_and_shows_no_card(fake_discord, activity_bot, connect):
