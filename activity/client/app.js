@@ -170,10 +170,10 @@ function renderSeats(table) {
     const el = document.createElement("div");
     el.className = "seat";
     el.dataset.seat = seat.seat;
-    el.classList.toggle("turn", seat.turn);
+    el.classList.toggle("turn", !!seat.turn);  // a mark is left out when not set: force a boolean
     el.classList.toggle("me", seat.user === state.me);
-    el.classList.toggle("passed", seat.passed);
-    el.classList.toggle("out", seat.out);
+    el.classList.toggle("passed", !!seat.passed);
+    el.classList.toggle("out", !!seat.out);
     const marks = `${seat.host ? "👑 " : ""}${seat.ai ? "🤖 " : ""}`;
     el.innerHTML = '<span class="count"></span><div class="name"></div><div class="note"></div>';
     el.prepend(avatarElement(seat));

@@ -147,6 +147,10 @@ async def test_two_players_open_deal_and_play_a_card_by_tapping(fake_discord, ac
     table = service.table(channel)
     on_turn = table.game_seats[table.game.turn].user_id
     player, watcher = (desktop, phone) if on_turn == alice.id else (phone, desktop)
+    for page in (desktop, phone):  # the seat on turn is marked, and only it; no one has passed or is out yet
+        await page.wait_for_selector(f'#seats .seat.turn[data-seat="{table.game.turn}"]')
+        assert await page.eval_on_selector_all("#seats .seat.turn", "els => els.length") == 1
+        assert await page.eval_on_selector_all("#seats .seat.passed, #seats .seat.out", "els => els.length") == 0
     # Each page shows its owner's hand and no other: the DOM against the engine.
     for page, user in ((desktop, alice), (phone, bob)):
         shown = await page.eval_on_selector_all("#hand [data-card]", "cards => cards.map(c => c.dataset.card)")
