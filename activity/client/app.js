@@ -373,6 +373,7 @@ function renderReplay() {
   const atStart = replay.step <= 0, atEnd = replay.step >= replay.steps;
   nav.append(step("replay-first", "⏮", 0, atStart), step("replay-prev", "◀", replay.step - 1, atStart),
              step("replay-next", "▶", replay.step + 1, atEnd), step("replay-last", "⏭", replay.steps, atEnd),
+             step("replay-chop", `💥 ${say("replay_chop")}`, replay.next_chop ?? replay.step, replay.next_chop == null),
              button("replay-close", say("replay_close"), "", () => { state.replay = null; render(); }));
   box.append(nav);
 }

@@ -254,6 +254,13 @@ async def test_the_end_of_a_game_and_its_replay_step_by_step(fake_discord, activ
     await phone.tap('[data-action="replay-prev"]')
     await phone.wait_for_function("text => document.querySelector('#replay .step').textContent.startsWith(text)",
                                   arg=step_text(0))
+    chop = game.replay.next_chop(0)  # the next chop from the deal, as the bot's replay jumps
+    if chop is None:
+        assert await phone.is_disabled('[data-action="replay-chop"]')
+    else:
+        await phone.tap('[data-action="replay-chop"]')
+        await phone.wait_for_function("text => document.querySelector('#replay .step').textContent.startsWith(text)",
+                                      arg=step_text(chop))
     await phone.tap('[data-action="replay-last"]')
     await phone.wait_for_function("text => document.querySelector('#replay .step').textContent.startsWith(text)",
                                   arg=step_text(game.replay.steps))
