@@ -43,7 +43,7 @@ class Avatars:
         self.api = api
         self.entries, self.keep_seconds, self.clock = entries, keep_seconds, clock
         self._kept: OrderedDict[int, tuple[float, Picture | None]] = OrderedDict()
-        self._fetching: dict[int, asyncio.Future[Picture | None]] = {}
+        self._fetching: dict[int, asyncio.Task[Picture | None]] = {}
         self.fetched = 0
         """Trips to Discord (profile and picture), for tests and metrics."""
 
@@ -53,23 +53,23 @@ class Avatars:
         if kept is not None and self.clock() - kept[0] < self.keep_seconds:
             self._kept.move_to_end(user_id)
             return kept[1]
-        running = self._fetching.get(user_id)
-        if running is not None:
-            return await asyncio.shield(running)
-        future: asyncio.Future[Picture | None] = asyncio.get_running_loop().create_future()
-        self._fetching[user_id] = future
-        try:
-            found = await self._fetch(user_id)
-        except BaseException as error:
-            future.set_exception(error)
-            future.exception()  # retrieved: a burst with no other waiter logs nothing
-            raise
-        else:
-            future.set_result(found)
-            self._keep(user_id, found)
-            return found
-        finally:
+        task = self._fetching.get(user_id)
+        if task is None:  # one trip to Discord for a burst; a client that goes away does not cancel it for others
+            task = asyncio.get_running_loop().create_task(self._fetch_and_keep(user_id))
+            self._fetching[user_id] = task
+            task.add_done_callback(lambda done: self._done(user_id, done))
+        return await asyncio.shield(task)
+
+    def _done(self, user_id: int, task: "asyncio.Task[Picture | None]") -> None:
+        if self._fetching.get(user_id) is task:
             del self._fetching[user_id]
+        if not task.cancelled():
+            task.exception()  # retrieved: Discord being down is answered (502), not logged as lost
+
+    async def _fetch_and_keep(self, user_id: int) -> Picture | None:
+        found = await self._fetch(user_id)
+        self._keep(user_id, found)
+        return found
 
     async def _fetch(self, user_id: int) -> Picture | None:
         self.fetched += 1

@@ -82,3 +82,48 @@ async def test_a_cdn_that_does_not_answer_is_a_502_and_the_next_request_tries_ag
     monkeypatch.setenv("DISCORD_CDN_BASE", fake_discord.activities.cdn_base)
     async with http.get(url(activity_bot, f"/api/avatar/{alice.id}")) as back:
         assert back.status == 200
+
+
+class SlowApi:
+    """Stands in for DiscordApi: counts trips, answers after a pause (or never knows the user)."""
+
+    def __init__(self) -> None:
+        self.trips = 0
+
+    async def profile(self, user_id: int) -> Profile:
+        import asyncio
+
+        from activity.discord_api import DiscordRefused
+
+        self.trips += 1
+        await asyncio.sleep(0.01)
+        if user_id == 404:
+            raise DiscordRefused(404)
+        return Profile(id=user_id, avatar=None)
+
+    async def picture(self, path: str) -> bytes:
+        return png(1, 1, 1)
+
+
+async def test_the_cache_makes_one_trip_per_burst_forgets_the_oldest_and_expires():
+    import asyncio
+
+    from activity.avatars import Avatars
+
+    now = [0.0]
+    api = SlowApi()
+    avatars = Avatars(api, entries=2, keep_seconds=60, clock=lambda: now[0])  # type: ignore[arg-type]
+    pictures = await asyncio.gather(*(avatars.picture(7) for _ in range(20)))
+    assert api.trips == 1 and all(picture is pictures[0] for picture in pictures) and pictures[0].data == png(1, 1, 1)
+    assert await avatars.picture(404) is None and await avatars.picture(404) is None and api.trips == 2  # kept too
+    await avatars.picture(8)  # a third user: the oldest (7) is forgotten
+    await avatars.picture(7)
+    assert api.trips == 4
+    now[0] += 61  # an hour later (here a minute): asked again
+    await avatars.picture(7)
+    assert api.trips == 5
+    waiting = asyncio.ensure_future(avatars.picture(9))
+    other = asyncio.ensure_future(avatars.picture(9))
+    await asyncio.sleep(0)
+    waiting.cancel()  # a client that goes away does not cancel the trip for the other
+    assert (await other).data == png(1, 1, 1) and api.trips == 6

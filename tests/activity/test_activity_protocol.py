@@ -58,9 +58,23 @@ def test_hello_needs_a_token_and_a_plain_instance_id():
 def test_every_refusal_code_has_words_in_both_languages():
     codes = {"binary", "malformed", "unknown_action", "already_hello", "no_cards", "card_twice", "bad_card",
              "too_many_cards", "bad_level", "too_big", "hello_first", "auth_failed", "bad_instance", "flood",
-             "replaced", "not_in_instance", "hello_timeout", "discord_down", "guild_only", "no_chop", "restarting"}
+             "replaced", "not_in_instance", "hello_timeout", "discord_down", "guild_only", "no_chop", "restarting",
+             "bad_game", "bad_step"}
     for lang in ("en", "vi"):
         assert {f"activity.error.{code}" for code in codes} <= set(catalogue(lang))
+
+
+def test_the_client_has_every_word_in_both_languages():
+    import re
+
+    from activity.server import CLIENT_DIR, client_strings
+
+    english, vietnamese = client_strings("en"), client_strings("vi")
+    assert set(english) == set(vietnamese)
+    used = set(re.findall(r'say\("(\w+)"', (CLIENT_DIR / "app.js").read_text(encoding="utf-8")))
+    used |= {"replay_first", "replay_prev", "replay_next", "replay_last", "replay_chop"}  # say(action → key)
+    assert used <= set(english), used - set(english)
+    assert all(english[key] and vietnamese[key] for key in used)
 
 
 def test_settings_are_off_by_default_and_need_the_secret():
