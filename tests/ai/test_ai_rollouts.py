@@ -54,3 +54,26 @@ def test_a_time_limit_stops_early_and_the_file_names_the_seeds_done(tmp_path):
     with np.load(out) as stored:
         meta = json.loads(str(stored["meta"]))
     assert meta["seeds"] == "20:23" and meta["decisions"] == data["groups"].max() + 1
+
+
+def test_the_label_curve_bench_fits_growing_shares_on_one_held_out_set(tmp_path, capsys):
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_labels.py"
+    spec = importlib.util.spec_from_file_location("bench_labels_under_test", path)
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    out = tmp_path / "r.npz"
+    assert selfplay_main(["label", "--hero", "fresh:8", "--others", "fresh:8", "--seeds", "30:40",
+                          "--per-game", "8", "--out", str(out)]) == 0
+    data = load_labels([str(out)])
+    half = bench.first_decisions(data, 0.5)
+    assert half["groups"].max() + 1 == round((data["groups"].max() + 1) / 2)
+    np.testing.assert_array_equal(half["values"], data["values"][:len(half["values"])])
+    assert bench.main(["--data", str(out), "--shares", "0.5,1", "--members", "1", "--epochs", "1"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert len(lines) == 4 and lines[1].startswith("| normal_plus.npz | — |")
+    assert lines[2].startswith("| fit on 0.5 of the training decisions |")
