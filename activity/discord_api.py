@@ -11,8 +11,10 @@ client is and which channel it plays in: the client's own words are never used.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -24,6 +26,10 @@ __all__ = ["DiscordApi", "DiscordUser", "Instance", "Profile", "DiscordRefused",
 TIMEOUT = aiohttp.ClientTimeout(total=10)
 CDN = "https://cdn.discordapp.com"
 MAX_IMAGE = 256 * 1024
+MAX_RATE_LIMIT_WAIT = 5.0
+"""Seconds of 429s one call waits out before it gives up (the client then reconnects by itself)."""
+INSTANCE_SECONDS = 30.0
+MAX_INSTANCES = 4096
 """Bytes of one CDN picture at most (a 64 px avatar is a few KB)."""
 _AVATAR_HASH = re.compile(r"(a_)?[0-9a-f]{1,64}")
 
@@ -84,6 +90,9 @@ class DiscordApi:
         self._application_id = application_id
         self._secret = client_secret
         self._session: aiohttp.ClientSession | None = None
+        self._instances: dict[str, tuple[float, Instance]] = {}
+        self.rate_limited = 0
+        """429s waited out (for benchmarks and tests)."""
 
     @property
     def application_id(self) -> int | None:
@@ -95,16 +104,29 @@ class DiscordApi:
         return self._session
 
     async def _call(self, method: str, path: str, **options: Any) -> Any:
+        """One REST call; a 429 is waited out (its ``retry_after``) while the waits stay short, since a
+        sign-in shares the bot token's global limit with the bot's own table edits."""
         url = self._base().rstrip("/") + path
-        try:
-            async with self._client().request(method, url, **options) as response:
-                if response.status >= 500 or response.status == 429:
-                    raise DiscordUnreachable(f"Discord answered {response.status}")
-                if response.status >= 400:
-                    raise DiscordRefused(response.status)
-                return await response.json(content_type=None)
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as error:
-            raise DiscordUnreachable(type(error).__name__) from error
+        waited = 0.0
+        while True:
+            try:
+                async with self._client().request(method, url, **options) as response:
+                    if response.status == 429:
+                        delay = await _retry_after(response)
+                        if delay is not None and waited + delay <= MAX_RATE_LIMIT_WAIT:
+                            waited += delay
+                            self.rate_limited += 1
+                        else:
+                            raise DiscordUnreachable("Discord answered 429")
+                    elif response.status >= 500:
+                        raise DiscordUnreachable(f"Discord answered {response.status}")
+                    elif response.status >= 400:
+                        raise DiscordRefused(response.status)
+                    else:
+                        return await response.json(content_type=None)
+            except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as error:
+                raise DiscordUnreachable(type(error).__name__) from error
+            await asyncio.sleep(delay)
 
     async def exchange(self, code: str) -> str:
         """The access token for an authorization code from the SDK's ``authorize``."""
@@ -124,8 +146,26 @@ class DiscordApi:
         name = answer.get("global_name") or answer.get("username") or str(answer["id"])
         return DiscordUser(id=int(answer["id"]), name=str(name)[:32], locale=str(answer.get("locale") or "en-US"))
 
+    def kept_instance(self, instance_id: str) -> Instance | None:
+        """The instance as Discord described it in the last :data:`INSTANCE_SECONDS` (None: ask again).
+
+        Four players of one table sign in within moments: one answer serves those it counts; a player it
+        does not count (who entered the instance since) must ask again, never be refused from it.
+        """
+        kept = self._instances.get(instance_id)
+        if kept is None or time.monotonic() - kept[0] >= INSTANCE_SECONDS:
+            return None
+        return kept[1]
+
     async def instance(self, instance_id: str) -> Instance:
         """The activity instance (with the bot's token): its channel and its users."""
+        instance = await self._fetch_instance(instance_id)
+        if len(self._instances) >= MAX_INSTANCES:
+            self._instances.clear()
+        self._instances[instance_id] = (time.monotonic(), instance)
+        return instance
+
+    async def _fetch_instance(self, instance_id: str) -> Instance:
         application = self._application_id()
         answer = await self._call("GET", f"/applications/{application}/activity-instances/{instance_id}",
                                   headers={"Authorization": f"Bot {self._bot_token}"})
@@ -166,5 +206,17 @@ class DiscordApi:
         return body
 
     async def close(self) -> None:
+        self._instances.clear()
         if self._session is not None:
             await self._session.close()
+
+
+async def _retry_after(response: aiohttp.ClientResponse) -> float | None:
+    """Seconds a 429 asks to wait (its JSON ``retry_after``, else the Retry-After header)."""
+    with contextlib.suppress(ValueError, aiohttp.ContentTypeError, TypeError):
+        body = await response.json(content_type=None)
+        if isinstance(body, dict) and isinstance(body.get("retry_after"), (int, float)):
+            return max(0.0, float(body["retry_after"]))
+    with contextlib.suppress(ValueError, TypeError):
+        return max(0.0, float(response.headers.get("Retry-After", "")))
+    return None

@@ -240,8 +240,7 @@ class ActivityServer:
             return None
         try:
             hello = parse_hello(message.data)
-            user, instance = await asyncio.gather(self.api.user(hello.access_token),
-                                                  self.api.instance(hello.instance_id))
+            user, instance = await self._who_and_where(hello)
         except ProtocolError as error:
             return await self._refuse(ws, error.code, lang)
         except DiscordRefused as error:
@@ -266,6 +265,15 @@ class ActivityServer:
         return Connection(ws, user_id=user.id, name=user.name, locale=user.locale, channel_id=instance.channel_id,
                           guild_id=instance.guild_id, queue_size=self.queue_size, send_timeout=self.send_timeout,
                           transport=request.transport)
+
+    async def _who_and_where(self, hello: Any) -> tuple[Any, Any]:
+        """The user (from their token) and the instance (with the bot's token, which shares the bot's global
+        rate limit: a recent answer that counts this user serves again)."""
+        kept = self.api.kept_instance(hello.instance_id)
+        if kept is None:
+            return await asyncio.gather(self.api.user(hello.access_token), self.api.instance(hello.instance_id))
+        user = await self.api.user(hello.access_token)
+        return user, kept if user.id in kept.users else await self.api.instance(hello.instance_id)
 
     async def _refuse(self, ws: web.WebSocketResponse, code: str, lang: str) -> None:
         with contextlib.suppress(Exception):
