@@ -128,9 +128,8 @@ class TienLenBot(commands.AutoShardedBot):
 
     async def _serve_activity(self) -> None:
         """The table as a Discord Activity (docs/activity.md): its web server, told of every committed
-        change before the Discord layer is (the runtime's one notifier becomes both)."""
+        change as the outbox publishes it, before and apart from the Discord layer's delivery."""
         from activity.discord_api import DiscordApi
-        from activity.hub import Fanout
         from activity.launch import OPEN_TEMPLATE, OpenActivity
         from activity.server import ActivityServer
 
@@ -140,7 +139,7 @@ class TienLenBot(commands.AutoShardedBot):
                          client_secret=self.activity_settings.client_secret)
         owner_of = self.cluster.activity_url_of_guild if self.cluster is not None else None
         self.activity_server = ActivityServer(self.tables, self.activity_settings, api=api, owner_of=owner_of)
-        self.tables.notifier = Fanout(self.delivery, self.activity_server.hub)
+        self.tables.outbox.watch(self.activity_server.hub.table_changed)  # at once, not behind Discord's REST
         await self.activity_server.start()
         if self.cluster is not None:  # clients of our tables that land on another process are carried here
             await self.cluster.publish_activity(self.activity_settings.peer_address(self.activity_server.port))

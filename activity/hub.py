@@ -1,9 +1,9 @@
 """Who is connected to which table, and how each committed change reaches them.
 
-:class:`Fanout` is the runtime's notifier in the bot when the Activity is on:
-it hands every committed change to the :class:`Hub` first (which only queues
-frames, so it never waits) and then to the Discord notifier, unchanged.  The
-hub words the public table once per language and version, and each seated
+The :class:`Hub` watches the runtime's outbox (:meth:`runtime.outbox.Outbox.watch`):
+it is told of every committed change as it is published, in commit order and
+before the Discord layer's delivery, and only queues frames, so a move reaches
+the clients without waiting behind Discord's rate limits.  The hub words the public table once per language and version, and each seated
 connection gets its own hand, read from the committed table through
 :meth:`TableService.hand` — the same view the DM shows, never anyone else's.
 
@@ -32,12 +32,11 @@ from runtime.snapshot import HandSnapshot, TableSnapshot
 from tienlen.table import TableError
 
 if TYPE_CHECKING:
-    from runtime.outbox import Notifier
     from runtime.service import TableService
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Connection", "Hub", "Fanout", "FrameBudget", "CLOSE_REPLACED", "CLOSE_TOO_SLOW", "CLOSE_FLOOD"]
+__all__ = ["Connection", "Hub", "FrameBudget", "CLOSE_REPLACED", "CLOSE_TOO_SLOW", "CLOSE_FLOOD"]
 
 CLOSE_REPLACED, CLOSE_TOO_SLOW, CLOSE_FLOOD, CLOSE_AUTH = 4000, 4001, 4002, 4003
 """WebSocket close codes (4000–4999 are the application's own)."""
@@ -215,30 +214,3 @@ class Hub:
         shown = latest if latest is not None and latest.version >= snapshot.version else snapshot
         for connection in list(members):
             self.show(connection, shown)
-
-
-class Fanout:
-    """The notifier the runtime calls: the Activity first (it only queues), then Discord."""
-
-    def __init__(self, discord: "Notifier", hub: Hub) -> None:
-        self.discord = discord
-        self.hub = hub
-
-    async def table_changed(self, snapshot: TableSnapshot) -> None:
-        try:
-            self.hub.table_changed(snapshot)
-        except Exception:  # the Activity never stops the table message
-            log.exception("activity: could not push table %s", snapshot.channel_id)
-        await self.discord.table_changed(snapshot)
-
-    async def hands_dealt(self, snapshot: TableSnapshot, hands: dict[int, HandSnapshot]) -> None:
-        await self.discord.hands_dealt(snapshot, hands)
-
-    async def hand_changed(self, snapshot: TableSnapshot, hand: HandSnapshot) -> None:
-        await self.discord.hand_changed(snapshot, hand)
-
-    async def post_summary(self, channel_id: int, guild_id: int, summary: Any) -> None:
-        await self.discord.post_summary(channel_id, guild_id, summary)
-
-    def __getattr__(self, name: str) -> Any:  # whatever else the Discord layer offers its callers
-        return getattr(self.discord, name)

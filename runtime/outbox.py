@@ -11,6 +11,10 @@ posts a summary until Discord confirms it (a 5xx, a 429 or a network error
 raise :class:`Undelivered` and are tried again with capped backoff), then
 marks the game's summary as posted in the database; after a restart, the
 summaries never marked are made again from the stored games and posted.
+
+Watchers (the Activity's hub) are told of each committed table at once, in
+commit order, before and apart from the Discord layer: a watcher only queues
+(it never waits), so its clients never wait behind Discord's rate limits.
 """
 
 from __future__ import annotations
@@ -70,12 +74,22 @@ class Outbox:
         self._mark_posted = mark_posted
         self._queues: dict[int, asyncio.Task[None]] = {}
         self._summaries: OrderedDict[int, asyncio.Task[None]] = OrderedDict()
+        self._watchers: list[Callable[[TableSnapshot], None]] = []
+
+    def watch(self, watcher: Callable[[TableSnapshot], None]) -> None:
+        """Call ``watcher(snapshot)`` at each publish, before Discord's delivery (it must not block)."""
+        self._watchers.append(watcher)
 
     # ---------------------------------------------------------- table news
     def publish(self, snapshot: TableSnapshot, *, dealt: bool = False, hands: dict[int, HandSnapshot] | None = None,
                 summary: GameSummary | None = None) -> None:
         """Queue a committed change for Discord: the table, then the hands,
-        then the summary of a game that just ended."""
+        then the summary of a game that just ended.  Watchers are told now."""
+        for watcher in self._watchers:
+            try:
+                watcher(snapshot)
+            except Exception:  # a watcher never stops the table message
+                log.exception("a watcher failed for table %s", snapshot.channel_id)
         channel_id = snapshot.channel_id
         previous = self._queues.get(channel_id)
         task = asyncio.create_task(self._deliver(previous, snapshot, dealt, hands or {}, summary),

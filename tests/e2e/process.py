@@ -70,6 +70,11 @@ class BotProcess:
                 return int(line.split()[1])
         return 0
 
+    def cpu_seconds(self) -> float:
+        """CPU time the bot process has used so far, user and system (Linux)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
     async def kill(self) -> None:
         """An unclean stop: SIGKILL, no chance to close anything."""
         assert self.process is not None
