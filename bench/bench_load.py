@@ -12,7 +12,8 @@ table, then the player waits for it to change), and a player on turn
 without a DM after 5 s presses "My hand".  Reported:
 interactions per second, latency from INTERACTION_CREATE to the bot's first
 callback (p50, p99, max), the bot's memory per table, and REST requests per
-game action (Discord rate-limits message edits, so fewer is better); and
+game action (Discord rate-limits message edits, so fewer is better), the bot process's CPU time
+per game action (setting up included); and
 every press that did nothing, by what was pressed and why (the client
 refused it, no answer within 3 s, or the bot answered with an error), the
 tables whose players gave up, and the tables without a move in the run's
@@ -290,6 +291,7 @@ async def run(tables: int, seconds: float, edit_interval: float, think: tuple[fl
             await bot.start()
             try:
                 idle_rss = bot.rss_kib()
+                idle_cpu = bot.cpu_seconds()
                 load = Load(fake, think, stagger=min(tables / 15, seconds / 2))  # ~15 new tables a second
                 mark = fake.mark()
                 started = time.monotonic()
@@ -306,6 +308,7 @@ async def run(tables: int, seconds: float, edit_interval: float, think: tuple[fl
                 elapsed = time.monotonic() - started
                 load.count_answers()
                 busy_rss = bot.rss_kib()
+                busy_cpu = bot.cpu_seconds() - idle_cpu
                 requests = fake.requests_since(mark)
                 routes = Counter(request.key for request in requests)
             finally:
@@ -326,6 +329,7 @@ async def run(tables: int, seconds: float, edit_interval: float, think: tuple[fl
         "setup_p99_ms": 1000 * percentile(load.setup_latencies, 0.99),
         "rss_per_table_kib": (busy_rss - idle_rss) / tables,
         "rest_per_action": bot_requests / max(1, load.actions),
+        "bot_cpu_ms_per_action": 1000 * busy_cpu / max(1, load.actions),
         "routes": routes.most_common(6),
         "refusals": load.refusals,
         "gave_up": load.gave_up,
@@ -351,12 +355,13 @@ def main() -> None:
     print(f"One bot process (SQLite), fake Discord in another process, {args.seconds:.0f} s per size, "
           f"table edits at most every {args.edit_interval} s, {pace}\n")
     print("| tables | interactions/s | first response while playing: p50 ms | p99 ms | max ms | "
-          "create/join/start p99 ms | over 3 s | moves | games | bot RSS per table KiB | REST requests per move |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "create/join/start p99 ms | over 3 s | moves | games | bot RSS per table KiB | REST requests per move | "
+          "bot CPU ms per move |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         print(f"| {row['tables']} | {row['interactions_per_s']:.1f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
               f"{row['max_ms']:.0f} | {row['setup_p99_ms']:.0f} | {row['over_3s']} | {row['actions']} | {row['games']} | "
-              f"{row['rss_per_table_kib']:.0f} | {row['rest_per_action']:.2f} |")
+              f"{row['rss_per_table_kib']:.0f} | {row['rest_per_action']:.2f} | {row['bot_cpu_ms_per_action']:.1f} |")
     for row in rows:
         if row["failed_tables"]:
             print(f"\n{row['tables']} tables: {row['failed_tables']} gave up: " + _counts(row["gave_up"]))
