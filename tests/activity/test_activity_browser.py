@@ -47,11 +47,19 @@ async def browser():
             await launched.close()
 
 
+def watched(page) -> list[str]:
+    """Keep the page's errors (``page.errors``) and every WebSocket frame it receives (``page.received``)."""
+    errors: list[str] = []
+    received: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(payload)))
+    page.errors, page.received = errors, received
+    return errors
+
+
 async def open_page(browser, fake, bot, user, instance, **context):
     page = await (await browser.new_context(**context)).new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
+    watched(page)
     code = fake.activities.authorize(user)
     await page.goto(f"http://127.0.0.1:{bot.activity_server.port}/?test_code={code}&instance_id={instance}")
     await page.wait_for_selector('#controls [data-action]')
@@ -61,9 +69,7 @@ async def open_page(browser, fake, bot, user, instance, **context):
 async def open_in_discord(browser, fake, bot, user, instance, **context):
     """A page that holds the client in an iframe, as Discord does, and answers the SDK (the phone's)."""
     page = await (await browser.new_context(**context)).new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
+    errors = watched(page)
     base = f"http://127.0.0.1:{bot.activity_server.port}"
     html = harness_page(instance_id=instance, code=fake.activities.authorize(user), user=payloads.user(user),
                         application_id=fake.world.application_id)
@@ -73,7 +79,7 @@ async def open_in_discord(browser, fake, bot, user, instance, **context):
     await frame.locator("#controls [data-action]").first.wait_for()
     assert await page.evaluate("window.commands.slice(0, 3)") == ["HANDSHAKE", "AUTHORIZE", "AUTHENTICATE"]
     activity = next(child for child in page.frames if child.url.startswith(base + "/?frame_id="))
-    activity.errors = errors
+    activity.errors, activity.received = errors, page.received
     return page, activity
 
 
