@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, Callable
 
 import aiohttp
 import pytest
@@ -93,26 +93,31 @@ async def http():
         yield session
 
 
-@pytest_asyncio.fixture
-async def connect(fake_discord, activity_bot, http):
-    """``await connect(user, instance)``: a signed-in client (its welcome, table and hand received)."""
-    clients: list[Client] = []
+def connector(fake, http, port: "Callable[[], int]", clients: list[Client]):
+    """``await open_(user, instance)``: a client signed in to the Activity server on ``port()``."""
 
     async def open_(user, instance: str | None = None, *, token: str | None = None, hello: dict | None = None,
                     welcome: bool = True) -> Client:
         if instance is None:
-            instance = fake_discord.activities.launch(fake_discord.channel, fake_discord.users)
-        ws = await http.ws_connect(f"http://127.0.0.1:{activity_bot.activity_server.port}/ws")
+            instance = fake.activities.launch(fake.channel, fake.users)
+        ws = await http.ws_connect(f"http://127.0.0.1:{port()}/ws")
         client = Client(ws, user)
         clients.append(client)
         if token is None and user is not None:
-            token = fake_discord.activities.token_for(user)
+            token = fake.activities.token_for(user)
         await client.send(hello if hello is not None else
                           {"type": "hello", "access_token": token, "instance_id": instance})
         if welcome:
             await client.wait(lambda frame: frame["type"] == "hand")
         return client
 
-    yield open_
+    return open_
+
+
+@pytest_asyncio.fixture
+async def connect(fake_discord, activity_bot, http):
+    """``await connect(user, instance)``: a signed-in client (its welcome, table and hand received)."""
+    clients: list[Client] = []
+    yield connector(fake_discord, http, lambda: activity_bot.activity_server.port, clients)
     for client in clients:
         await client.close()

@@ -17,7 +17,7 @@ from activity.discord_api import DiscordApi
 from activity.relay import CLOSE_RESTART
 from activity.server import ActivityServer
 from i18n import t
-from tests.activity.conftest import Client
+from tests.activity.conftest import Client, connector
 from tests.fakediscord.activities import CLIENT_SECRET
 
 
@@ -54,19 +54,9 @@ async def front(activity_bot, activity_settings):
 
 @pytest_asyncio.fixture
 async def connect_front(fake_discord, front, http):
+    """Clients that land on the process that does not own the table."""
     clients: list[Client] = []
-
-    async def open_(user, instance: str, *, welcome: bool = True) -> Client:
-        ws = await http.ws_connect(f"http://127.0.0.1:{front.port}/ws")
-        client = Client(ws, user)
-        clients.append(client)
-        await client.send({"type": "hello", "access_token": fake_discord.activities.token_for(user),
-                           "instance_id": instance})
-        if welcome:
-            await client.wait(lambda frame: frame["type"] == "hand")
-        return client
-
-    yield open_
+    yield connector(fake_discord, http, lambda: front.port, clients)
     for client in clients:
         await client.close()
 
