@@ -85,6 +85,10 @@ def panel(accent: discord.Colour, items: Iterable[ui.Item | None]) -> ui.LayoutV
     if len(components) > MAX_COMPONENTS:  # a layout bug, not a user's input: fail loudly in tests
         raise ValueError(f"{len(components)} components; Discord allows {MAX_COMPONENTS}")
     _fit_text([item for item in components if isinstance(item, ui.TextDisplay)])
+    # Every component is answered by the bot's DynamicItems (cogs/components.py), never by the view: a stopped
+    # view is not kept in discord.py's view store after it is sent, so its tree (whose items point back at it)
+    # is freed young instead of piling up for full garbage collections (BENCHMARKS.md, the Activity's tail).
+    view.stop()
     return view
 
 

@@ -20,7 +20,7 @@ from activity.hub import CLOSE_TOO_SLOW
 
 
 def masked_text_frame(text: str) -> bytes:
-    """One client-to-server WebSocket text frame (RFC 6455 §5.2: clients mask what they send)."""
+    """One client-to-server WebSocket text frame (RFC 6455, section 5.2: clients mask what they send)."""
     payload = text.encode()
     mask = os.urandom(4)
     header = bytes([0x81])

@@ -76,6 +76,10 @@ async def play_moves(clients: dict[int, Client], moves: int | None, made: list[d
         table = client.latest("table")
         if table["phase"] != "playing":
             return
+        if table["turn"] is None:  # the last play is being settled: the next frame says how it ended
+            await client.wait(lambda frame: frame["type"] == "table" and frame is not table,
+                              since=last_table(client))
+            continue
         mover = clients[int(table["seats"][table["turn"]]["user"])]
         if not mover.latest("hand")["hand"]["turn"]:  # its hand frame follows the table's
             await mover.wait(lambda frame: frame["type"] == "hand" and frame["hand"] is not None
