@@ -139,7 +139,9 @@ class TienLenBot(commands.AutoShardedBot):
                          client_secret=self.activity_settings.client_secret)
         owner_of = self.cluster.activity_url_of_guild if self.cluster is not None else None
         self.activity_server = ActivityServer(self.tables, self.activity_settings, api=api, owner_of=owner_of)
-        self.tables.outbox.watch(self.activity_server.hub.table_changed)  # at once, not behind Discord's REST
+        hub, loop = self.activity_server.hub, asyncio.get_running_loop()
+        # Right after the commit (in commit order, once the step is done), not behind Discord's REST.
+        self.tables.outbox.watch(lambda snapshot: loop.call_soon(hub.table_changed, snapshot))
         await self.activity_server.start()
         if self.cluster is not None:  # clients of our tables that land on another process are carried here
             await self.cluster.publish_activity(self.activity_settings.peer_address(self.activity_server.port))
