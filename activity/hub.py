@@ -1,9 +1,10 @@
 """Who is connected to which table, and how each committed change reaches them.
 
 The :class:`Hub` watches the runtime's outbox (:meth:`runtime.outbox.Outbox.watch`):
-it is told of every committed change as it is published, in commit order and
-before the Discord layer's delivery, and only queues frames, so a move reaches
-the clients without waiting behind Discord's rate limits.  The hub words the public table once per language and version, and each seated
+it is told of every committed change as it is published (the bot runs the push
+on the event loop's next turn, once the step is done), in commit order and apart
+from the Discord layer's delivery, and only queues frames, so a move reaches the
+clients without waiting behind Discord's rate limits.  The hub words the public table once per language and version, and each seated
 connection gets its own hand, read from the committed table through
 :meth:`TableService.hand` — the same view the DM shows, never anyone else's.
 
