@@ -19,7 +19,7 @@ async def until(predicate, timeout: float = 10.0, what: str = "") -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         await asyncio.sleep(0.02)
 
 
@@ -28,12 +28,27 @@ def actions(service, channel: int) -> int:
     return len(table.game.actions) if table.game is not None else -1
 
 
+def last_hand_version(page) -> int | None:
+    """The version (actions so far) of the last hand the page's socket received."""
+    for raw in reversed(page.received):
+        if '"type":"hand"' in raw:
+            hand = json.loads(raw)["hand"]
+            return hand["version"] if hand else None
+    return None
+
+
 def seat_cards(raw: str, user: int) -> int | None:
     """How many cards ``user`` holds in a table frame (None: another frame)."""
     frame = json.loads(raw)
     if frame.get("type") != "table":
         return None
     return next((seat["cards"] for seat in frame.get("seats", ()) if seat.get("user") == str(user)), None)
+
+
+def moved_on(service, channel: int, before: int) -> bool:
+    """A move was made since ``before`` actions (or it ended the game: the table holds no game then)."""
+    table = service.table(channel)
+    return table.game is None or table.game.finished or len(table.game.actions) > before
 
 
 async def shown_cards(page, selector: str) -> list[str]:
@@ -70,10 +85,11 @@ async def test_three_pages_and_an_ai_seat_play_a_whole_game(fake_discord, activi
         user = table.game_seats[table.game.turn].user_id
         before = actions(service, channel)
         if user is None:  # the AI seat
-            await until(lambda: actions(service, channel) > before or service.table(channel).game.finished,
-                        what="the AI seat's move")
+            await until(lambda: moved_on(service, channel, before), what="the AI seat's move")
             continue
         page = pages[user]
+        # Tap only once the page has the hand as it is now (a quick play drawn for an older pile is refused).
+        await until(lambda: last_hand_version(page) == before, what="the page to get the hand on turn")
         # What a page shows of its hand is its owner's cards only.
         await page.wait_for_selector("#quick [data-action='quick'], #controls [data-action='pass']:not([disabled])")
         assert set(await shown_cards(page, "#hand")) <= dealt[user]
@@ -81,7 +97,7 @@ async def test_three_pages_and_an_ai_seat_play_a_whole_game(fake_discord, activi
             by_button = None
             cards = service.hand(channel, user).legal[0].cards
             await fake.slash(carol, "tienlen play", cards=" ".join(card.code for card in cards))
-            await until(lambda: actions(service, channel) > before, what="carol's slash move")
+            await until(lambda: moved_on(service, channel, before), what="carol's slash move")
             left = len(service.hand(channel, user).cards)
             seat = next(index for index, seat in enumerate(table.seats) if seat.user_id == user)
             for other in (alice.id, bob.id):  # a move by button shows in the pages: carol's cards left
@@ -96,7 +112,8 @@ async def test_three_pages_and_an_ai_seat_play_a_whole_game(fake_discord, activi
         else:
             codes = []
             await page.click("#controls [data-action='pass']")
-        await until(lambda: actions(service, channel) > before, what="a page's move")
+        await until(lambda: moved_on(service, channel, before),
+                    what=lambda: f"a page's move; the page got {page.received[-3:]}")
         page_moves += 1
         if codes and page_moves == 1:  # a move in a page edits the table message
             symbols = " ".join(Card.parse(code).symbol for code in codes)

@@ -322,7 +322,10 @@ async def test_three_players_and_an_ai_seat_play_a_whole_game_in_the_activity(fa
     async def play_while_the_game_runs(client) -> None:
         seen = 0
         while True:
-            frame = await client.wait(lambda item: item["type"] in ("hand", "table"), timeout=20, since=seen)
+            try:
+                frame = await client.wait(lambda item: item["type"] in ("hand", "table"), timeout=20, since=seen)
+            except asyncio.TimeoutError:
+                raise AssertionError(f"{client.user.name} got nothing for 20 s after {client.raw[-3:]}") from None
             seen = client.frames.index(frame, seen) + 1
             if frame["type"] == "table" and frame.get("phase") == "between":
                 return
