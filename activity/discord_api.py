@@ -26,11 +26,12 @@ __all__ = ["DiscordApi", "DiscordUser", "Instance", "Profile", "DiscordRefused",
 TIMEOUT = aiohttp.ClientTimeout(total=10)
 CDN = "https://cdn.discordapp.com"
 MAX_IMAGE = 256 * 1024
+"""Bytes of one CDN picture at most (a 64 px avatar is a few KB)."""
 MAX_RATE_LIMIT_WAIT = 5.0
 """Seconds of 429s one call waits out before it gives up (the client then reconnects by itself)."""
 INSTANCE_SECONDS = 30.0
+"""How long an answer about an activity instance serves the players it counts."""
 MAX_INSTANCES = 4096
-"""Bytes of one CDN picture at most (a 64 px avatar is a few KB)."""
 _AVATAR_HASH = re.compile(r"(a_)?[0-9a-f]{1,64}")
 
 

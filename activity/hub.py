@@ -4,8 +4,8 @@ The :class:`Hub` watches the runtime's outbox (:meth:`runtime.outbox.Outbox.watc
 it is told of every committed change as it is published (the bot runs the push
 on the event loop's next turn, once the step is done), in commit order and apart
 from the Discord layer's delivery, and only queues frames, so a move reaches the
-clients without waiting behind Discord's rate limits.  The hub words the public table once per language and version, and each seated
-connection gets its own hand, read from the committed table through
+clients without waiting behind Discord's rate limits.  The hub words the public
+table once per language and version, and each seated connection gets its own hand, read from the committed table through
 :meth:`TableService.hand` — the same view the DM shows, never anyone else's.
 
 Each :class:`Connection` has a bounded send queue written by its own task: a
@@ -25,7 +25,7 @@ import time
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Callable
 
-from aiohttp import WSCloseCode, web
+from aiohttp import web
 
 from activity.views import hand_view, table_view
 from i18n import language_of, t
@@ -37,10 +37,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Connection", "Hub", "FrameBudget", "CLOSE_REPLACED", "CLOSE_TOO_SLOW", "CLOSE_FLOOD"]
+__all__ = ["Connection", "Hub", "FrameBudget", "bye_frame", "goodbye", "CLOSE_REPLACED", "CLOSE_TOO_SLOW",
+           "CLOSE_FLOOD"]
 
 CLOSE_REPLACED, CLOSE_TOO_SLOW, CLOSE_FLOOD, CLOSE_AUTH = 4000, 4001, 4002, 4003
 """WebSocket close codes (4000–4999 are the application's own)."""
+
+
+def bye_frame(code: str, text: str) -> str:
+    """The last frame a client gets: why the server closes (``code``, an ``activity.error`` key) in words."""
+    return json.dumps({"type": "bye", "code": code, "text": text}, ensure_ascii=False)
+
+
+async def goodbye(ws: web.WebSocketResponse, code: str, lang: str, close_code: int) -> None:
+    """Tell a socket that has no :class:`Connection` (refused, or relayed) why, in ``lang``, and close it."""
+    with contextlib.suppress(Exception):
+        await ws.send_str(bye_frame(code, t(lang, f"activity.error.{code}")))
+        await ws.close(code=close_code, message=code.encode())
 
 
 class FrameBudget:
@@ -109,7 +122,7 @@ class Connection:
         if self.closed:
             return
         with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(json.dumps({"type": "bye", "code": reason, "text": text}, ensure_ascii=False))
+            self.queue.put_nowait(bye_frame(reason, text))
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
         self.closed = True

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any, Awaitable, Callable
 
 import aiohttp
 from aiohttp import WSMsgType, web
 
-from i18n import t
+from activity.hub import goodbye
 
 log = logging.getLogger(__name__)
 
@@ -69,13 +68,13 @@ class Relay:
             log.warning("activity relay: could not look up the owner of guild %s", guild_id, exc_info=True)
             address = None
         if not address:
-            await _goodbye(ws, "moving", lang, CLOSE_RESTART)
+            await goodbye(ws, "moving", lang, CLOSE_RESTART)
             return
         try:
             upstream = await self._connect(address)
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError):
             log.info("activity relay: the owner of guild %s at %s does not answer", guild_id, address)
-            await _goodbye(ws, "moving", lang, CLOSE_RESTART)
+            await goodbye(ws, "moving", lang, CLOSE_RESTART)
             return
         self.carried += 1
         async with upstream:
@@ -117,7 +116,7 @@ class Relay:
                 return
         code = upstream.close_code
         if code is None or code in (1006, 1011) or upstream.exception() is not None:
-            await _goodbye(ws, "restarting", lang, CLOSE_RESTART)  # the owner went away without a word
+            await goodbye(ws, "restarting", lang, CLOSE_RESTART)  # the owner went away without a word
         else:
             with contextlib.suppress(Exception):
                 await ws.close(code=code, message=b"closed")
@@ -133,11 +132,4 @@ class Relay:
                 break
         with contextlib.suppress(Exception):
             await upstream.close()
-
-
-async def _goodbye(ws: web.WebSocketResponse, code: str, lang: str, close_code: int) -> None:
-    with contextlib.suppress(Exception):
-        await ws.send_str(json.dumps({"type": "bye", "code": code, "text": t(lang, f"activity.error.{code}")},
-                                     ensure_ascii=False))
-        await ws.close(code=close_code, message=code.encode())
 

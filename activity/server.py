@@ -29,8 +29,6 @@ process by :mod:`activity.relay` once Discord has said who and where it is.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -41,8 +39,8 @@ from aiohttp import WSMsgType, web
 
 from activity.avatars import Avatars
 from activity.discord_api import DiscordApi, DiscordRefused, DiscordUnreachable
-from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, Connection, FrameBudget, Hub
-from activity.protocol import LEVELS, MAX_FRAME, Action, ProtocolError, parse_action, parse_hello
+from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, Connection, FrameBudget, Hub, goodbye
+from activity.protocol import LEVELS, Action, ProtocolError, parse_action, parse_hello
 from activity.relay import RELAYED_HEADER, Relay
 from activity.replay import replay_of, replay_view
 from activity.settings import ActivitySettings
@@ -276,10 +274,7 @@ class ActivityServer:
         return user, kept if user.id in kept.users else await self.api.instance(hello.instance_id)
 
     async def _refuse(self, ws: web.WebSocketResponse, code: str, lang: str) -> None:
-        with contextlib.suppress(Exception):
-            await ws.send_str(json.dumps({"type": "bye", "code": code, "text": t(lang, f"activity.error.{code}")},
-                                         ensure_ascii=False))
-            await ws.close(code=CLOSE_AUTH, message=code.encode())
+        await goodbye(ws, code, lang, CLOSE_AUTH)
         return None
 
     async def _serve(self, ws: web.WebSocketResponse, connection: Connection) -> None:
