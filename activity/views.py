@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from cogs.layouts.hand import quick_plays
-from cogs.layouts.style import texts
+from cogs.layouts.style import blocks, texts
 from cogs.layouts.summary import summary_layout
 from cogs.layouts.words import combo_name, event_line, lead_line, opening_line, rules_title, seat_status
 from i18n import number, t
@@ -88,15 +88,14 @@ def summary_view(summary: GameSummary, lang: str) -> dict[str, Any]:
     blocks (places, frozen players, every payment and why, chips, ratings), read back from
     :func:`cogs.layouts.summary.summary_layout` so that no rule of its wording lives here twice; and
     everyone's last cards (public once the game is over, as in that message's picture)."""
+    layout = summary_layout(summary, lang, image=None)
     headline: list[str] = []
-    sections: list[dict[str, Any]] = []
-    for item in texts(summary_layout(summary, lang, image=None)):
+    for item in texts(layout):
         first, _, rest = item.content.partition("\n")
-        lines = [plain(line) for line in rest.splitlines() if line]
         if first.startswith("## "):
-            headline = lines
-        elif first.startswith("**") and first.endswith("**"):
-            sections.append({"title": plain(first), "lines": lines})
+            headline = [plain(line) for line in rest.splitlines() if line]
+    sections = [{"title": plain(title), "lines": [plain(line) for line in lines if line]}
+                for title, lines in blocks(layout)]
     return {"game": summary.game_id, "headline": headline, "sections": sections,
             # One string of codes a hand ("3S 10H 2D"): 52 cards fit a table update of under 2 KB.
             "hands": [[name, " ".join(card.code for card in cards)] for name, cards in summary.final_hands]}

@@ -23,7 +23,7 @@ import discord
 from discord import ui
 
 __all__ = ["ACCENTS", "GOLD", "accent_for", "panel", "heading", "block", "text", "footer", "picture", "button",
-           "row", "MAX_COMPONENTS", "MAX_TEXT", "text_length", "component_count", "walk", "texts", "block_lines"]
+           "row", "MAX_COMPONENTS", "MAX_TEXT", "text_length", "component_count", "walk", "texts", "blocks", "block_lines"]
 
 MAX_COMPONENTS = 40
 """Discord's limit on a V2 message's components, nested ones included."""
@@ -110,13 +110,19 @@ def component_count(view: ui.LayoutView) -> int:
     return sum(1 for _ in walk(view))
 
 
-def block_lines(view: ui.LayoutView, title: str) -> list[str] | None:
-    """The lines of the block titled ``title`` (None: no such block)."""
+def blocks(view: ui.LayoutView) -> list[tuple[str, list[str]]]:
+    """Every titled block of ``view`` (a ``**title**`` line, then its lines), in order."""
+    found = []
     for item in texts(view):
         first, _, rest = item.content.partition("\n")
-        if first == f"**{title}**":
-            return rest.splitlines()
-    return None
+        if len(first) > 4 and first.startswith("**") and first.endswith("**"):
+            found.append((first[2:-2], rest.splitlines()))
+    return found
+
+
+def block_lines(view: ui.LayoutView, title: str) -> list[str] | None:
+    """The lines of the block titled ``title`` (None: no such block)."""
+    return next((lines for found, lines in blocks(view) if found == title), None)
 
 
 def _fit_text(displays: list[ui.TextDisplay]) -> None:
