@@ -57,21 +57,28 @@ async def goodbye(ws: web.WebSocketResponse, code: str, lang: str, close_code: i
 
 
 class FrameBudget:
-    """A token bucket: ``rate`` frames a second, bursts of ``burst``."""
+    """A token bucket: ``rate`` frames a second, bursts of ``burst``.
+
+    A frame beyond the budget is not refused but served late: :meth:`take` says how long to wait first,
+    so a quick player (or a burst of taps) is paced, and nothing they sent is lost.
+
+    >>> now = [0.0]
+    >>> budget = FrameBudget(rate=10, burst=2, clock=lambda: now[0])
+    >>> [budget.take() for _ in range(3)]
+    [0.0, 0.0, 0.1]
+    """
 
     def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.rate, self.burst, self.clock = rate, burst, clock
         self.tokens = float(burst)
         self.stamp = clock()
 
-    def take(self) -> bool:
+    def take(self) -> float:
+        """Spend one frame's token: the seconds to wait before serving it (0 while within the budget)."""
         now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - 1
         self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+        return 0.0 if self.tokens >= 0 else round(-self.tokens / self.rate, 6)
 
 
 class Connection:

@@ -19,8 +19,9 @@ Bad input is answered with an ``error`` frame in the player's language
 (``activity.error.*`` or the bot's own refusals) and changes nothing: frames
 that are not JSON objects, too big, binary, unknown actions, cards that are
 not cards; refusals of the rules (out of turn, cards not held) come from the
-engine as for a button.  A flood of frames beyond the per-connection budget is
-refused frame by frame, and a client that keeps flooding is closed.
+engine as for a button.  Frames beyond the per-connection budget are served
+late, paced at its rate (the socket is not read meanwhile), so a quick player
+loses nothing; a client that stays over the budget frame after frame is closed.
 
 In a cluster, a client whose table another process owns is carried to that
 process by :mod:`activity.relay` once Discord has said who and where it is.
@@ -61,8 +62,9 @@ CLIENT_DIR = Path(__file__).parent / "client"
 MAX_TRANSPORT_FRAME = 64 * 1024
 """Frames above this are closed by aiohttp (1009) before they are read; up to it, refused with a reason."""
 HELLO_SECONDS = 10.0
-FLOOD_CLOSE_AFTER = 50
-"""Refused frames (over the budget) after which a flooding client is closed."""
+FLOOD_CLOSE_AFTER = 100
+"""Frames in a row that each had to wait for the budget, after which a flooding client is closed
+(10 s of sending as fast as it is served, at 10 frames a second: no person taps like that)."""
 _CLIENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
                  ".png": "image/png", ".woff2": "font/woff2"}
 
@@ -279,21 +281,23 @@ class ActivityServer:
 
     async def _serve(self, ws: web.WebSocketResponse, connection: Connection) -> None:
         budget = FrameBudget(self.frame_rate, self.frame_burst)
-        refused = 0
+        paced = 0
         async for message in ws:
             if connection.closed:
                 break
             if message.type == WSMsgType.ERROR:
                 break
-            if not budget.take():
-                refused += 1
-                if refused >= FLOOD_CLOSE_AFTER:
+            wait = budget.take()
+            if wait:
+                paced += 1
+                if paced >= FLOOD_CLOSE_AFTER:
                     connection.say_goodbye(CLOSE_FLOOD, "flood", t(connection.lang, "activity.error.flood"))
                     break
-                if refused == 1 or refused % 10 == 0:  # one answer per burst, not one per frame
-                    self._error(connection, "flood", None)
-                continue
-            refused = 0
+                await asyncio.sleep(wait)
+                if connection.closed:
+                    break
+            else:
+                paced = 0
             data = message.data if message.type in (WSMsgType.TEXT, WSMsgType.BINARY) else None
             if data is None:
                 continue

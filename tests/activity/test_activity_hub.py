@@ -59,9 +59,11 @@ async def test_a_send_that_hangs_past_the_timeout_drops_the_client():
     await client.finished()
 
 
-def test_the_frame_budget_refills_at_its_rate():
+def test_the_frame_budget_refills_at_its_rate_and_paces_what_is_beyond_it():
     now = [0.0]
     budget = FrameBudget(rate=10, burst=3, clock=lambda: now[0])
-    assert [budget.take() for _ in range(4)] == [True, True, True, False]
-    now[0] += 0.1
-    assert budget.take() and not budget.take()
+    assert [budget.take() for _ in range(5)] == [0.0, 0.0, 0.0, 0.1, 0.2]
+    now[0] += 0.2  # the paced frames were served after their wait: the budget is empty again, not in debt
+    assert budget.take() == 0.1
+    now[0] += 10
+    assert [budget.take() for _ in range(3)] == [0.0, 0.0, 0.0]  # never more than the burst

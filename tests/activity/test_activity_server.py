@@ -13,6 +13,7 @@ import pytest
 
 from activity.hub import CLOSE_AUTH, CLOSE_FLOOD, CLOSE_REPLACED
 from activity.protocol import MAX_STEP
+from activity.server import FLOOD_CLOSE_AFTER
 from activity.views import plain
 from cogs.layouts.replay import replay_layout
 from cogs.layouts.style import block_lines
@@ -279,17 +280,27 @@ async def test_a_frame_beyond_the_transport_limit_closes_with_a_reason(fake_disc
     assert client.ws.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
 
 
-async def test_a_flood_is_refused_then_closed(fake_discord, activity_bot, connect):
+async def test_a_burst_beyond_the_budget_is_served_late_not_refused(fake_discord, activity_bot, connect):
     client = await connect(fake_discord.users[0])
-    for _ in range(120):
+    burst = activity_bot.activity_server.frame_burst
+    for number in range(burst + 10):
+        await client.send(json.dumps({"type": "ping", "id": number}))
+    await client.wait(lambda frame: frame.get("id") == burst + 9, timeout=10)
+    pongs = [frame["id"] for frame in client.frames if frame["type"] == "pong"]
+    assert pongs == list(range(burst + 10))
+    assert not [frame for frame in client.frames if frame["type"] in ("error", "bye")]
+
+
+async def test_a_client_that_keeps_flooding_is_closed(fake_discord, activity_bot, connect):
+    server = activity_bot.activity_server
+    server.frame_rate = 500.0  # the same budget in frames, spent fifty times faster, so the test is quick
+    client = await connect(fake_discord.users[0])
+    for _ in range(server.frame_burst + FLOOD_CLOSE_AFTER + 20):
         await client.send('{"type": "ping"}')
-    await asyncio.wait_for(client.closed.wait(), 5)
-    codes = [frame.get("code") for frame in client.frames if frame["type"] in ("error", "bye")]
-    assert "flood" in codes, (client.ws.close_code, client.frames[-3:])
-    assert client.frames[-1] == {
-        "type": "bye", "code": "flood", "text": t("en", "activity.error.flood")}
+    await asyncio.wait_for(client.closed.wait(), 10)
+    assert client.frames[-1] == {"type": "bye", "code": "flood", "text": t("en", "activity.error.flood")}
     pongs = sum(frame["type"] == "pong" for frame in client.frames)
-    assert pongs == activity_bot.activity_server.frame_burst  # the burst was served, the rest refused
+    assert pongs == server.frame_burst + FLOOD_CLOSE_AFTER - 1  # the burst, then the paced ones until closed
     assert client.ws.close_code == CLOSE_FLOOD
 
 
