@@ -109,14 +109,14 @@ GLOBAL_REQUESTS_PER_SECOND = 50
 
 def _rest_pace(env: Mapping[str, str]) -> float | None:
     """REST_REQUESTS_PER_SECOND, or by default an equal share of the global
-    limit for each slot of a cluster that has no shared proxy (0: off)."""
+    limit for each slot of a cluster (the whole limit for one process); none
+    behind a shared proxy, which paces every process together (0: off)."""
     explicit = env.get("REST_REQUESTS_PER_SECOND")
     if explicit is not None and explicit.strip():
         return float(explicit) or None
-    clusters = _int(env.get("CLUSTERS")) or 1
-    if clusters > 1 and not (env.get("DISCORD_API_BASE") or "").strip():
-        return GLOBAL_REQUESTS_PER_SECOND / clusters
-    return None
+    if (env.get("DISCORD_API_BASE") or "").strip():
+        return None
+    return GLOBAL_REQUESTS_PER_SECOND / (_int(env.get("CLUSTERS")) or 1)
 
 
 def _int(value: str | None, default: int | None = None) -> int | None:

@@ -109,15 +109,29 @@ class ChannelBudget:
 class GlobalPace:
     """This process's share of the token's global limit (50 requests/s for
     the whole bot): a token bucket that calls outside interaction answers
-    wait on, so several processes without a shared proxy do not draw 429s.
+    wait on, so that the bot never draws the global 429.
 
-    discord.py learns of the global limit only from a 429; pacing here keeps
-    the processes of a cluster under it together."""
+    discord.py learns of the global limit only from a 429, and then holds
+    every call until the second is over; under load that is a storm every
+    second: hundreds of refused calls, each retried, logged and thrown away
+    at once, which stalls the event loop for whole tenths of a second
+    (BENCHMARKS.md, "The table as a Discord Activity").  Discord counts the
+    limit in fixed one-second windows, so the bucket holds ``burst`` tokens
+    and refills at ``per_second - burst``: at most ``per_second`` calls in
+    any second.
 
-    def __init__(self, per_second: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+    >>> pace = GlobalPace(50)
+    >>> pace.burst, pace.refill
+    (5.0, 45.0)
+    """
+
+    def __init__(self, per_second: float, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
         self.per_second = per_second
-        self.clock = clock
-        self._tokens = per_second
+        self.burst = max(1.0, per_second / 10)
+        self.refill = max(per_second - self.burst, per_second / 2)  # (under 2 a second: close enough)
+        self.clock, self.sleep = clock, sleep
+        self._tokens = self.burst
         self._last = clock()
         self._turn = asyncio.Lock()  # first come, first served
 
@@ -125,12 +139,12 @@ class GlobalPace:
         async with self._turn:
             while True:
                 now = self.clock()
-                self._tokens = min(self.per_second, self._tokens + (now - self._last) * self.per_second)
+                self._tokens = min(self.burst, self._tokens + (now - self._last) * self.refill)
                 self._last = now
-                if self._tokens >= 1:
+                if self._tokens >= 1 - 1e-9:  # (rounding must not make a wait of nothing, forever)
                     self._tokens -= 1
                     return
-                await asyncio.sleep((1 - self._tokens) / self.per_second)
+                await self.sleep((1 - self._tokens) / self.refill)
 
 
 def rest_trace(
