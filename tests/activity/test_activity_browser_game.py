@@ -1,6 +1,7 @@
 """A whole game in three real browser pages and one AI seat (headless Chromium, as in
-test_activity_browser.py): every human move is a tap in its owner's page but one, made by a slash command,
-which shows in the pages; a move in a page edits the table message; each page showed, and each page's
+test_activity_browser.py): every human move is a tap in its owner's page but two, one made by a slash
+command and one by a component of the player's DM hand (the Pass button, or the quick-play menu when the
+player leads), which show in the pages; a move in a page edits the table message; each page showed, and each page's
 WebSocket received, its owner's cards only."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import asyncio
 import json
 
 from tests.activity.test_activity_browser import browser, open_in_discord, open_page, pytestmark  # noqa: F401
-from tests.e2e.driver import table_message
+from tests.e2e.driver import HAND_PREFIX, YOUR_TURN, shown_text, table_message
 from tienlen import Card
 
 __all__ = ["pytestmark"]
@@ -51,6 +52,22 @@ def moved_on(service, channel: int, before: int) -> bool:
     return table.game is None or table.game.finished or len(table.game.actions) > before
 
 
+async def move_in_the_dm(fake, user) -> None:
+    """The move a player makes in their DM hand: Pass when they may, else the first quick play."""
+
+    def on_turn():
+        message = fake.latest_with_component(user, HAND_PREFIX)
+        return message if message is not None and YOUR_TURN in shown_text(message) else None
+
+    message = await fake.wait_for(on_turn, what=f"{user.name}'s DM hand on turn")
+    passing = next((cid for cid in message.custom_ids() if cid.startswith(f"{HAND_PREFIX}pass:")), None)
+    if passing is not None and not message.component(passing).get("disabled"):
+        await fake.click(user, message, passing)
+        return
+    quick = next(cid for cid in message.custom_ids() if cid.startswith(f"{HAND_PREFIX}quick:"))
+    await fake.select(user, message, quick, [message.component(quick)["options"][0]["value"]])
+
+
 async def shown_cards(page, selector: str) -> list[str]:
     return await page.eval_on_selector_all(f"{selector} [data-card]", "cards => cards.map(c => c.dataset.card)")
 
@@ -79,7 +96,7 @@ async def test_three_pages_and_an_ai_seat_play_a_whole_game(fake_discord, activi
     table = service.table(channel)
     dealt = {seat.user_id: {card.code for card in table.game.hand(index)}
              for index, seat in enumerate(table.game_seats) if seat.user_id}
-    by_button = carol.id  # carol's first move is made by a slash command instead of her page
+    off_page = {carol.id: "slash", alice.id: "dm"}  # carol's first move, and alice's once a page has moved
     page_moves = 0
     while (table := service.table(channel)).game is not None and not table.game.finished:
         user = table.game_seats[table.game.turn].user_id
@@ -93,16 +110,22 @@ async def test_three_pages_and_an_ai_seat_play_a_whole_game(fake_discord, activi
         # What a page shows of its hand is its owner's cards only.
         await page.wait_for_selector("#quick [data-action='quick'], #controls [data-action='pass']:not([disabled])")
         assert set(await shown_cards(page, "#hand")) <= dealt[user]
-        if user == by_button:
-            by_button = None
-            cards = service.hand(channel, user).legal[0].cards
-            await fake.slash(carol, "tienlen play", cards=" ".join(card.code for card in cards))
-            await until(lambda: moved_on(service, channel, before), what="carol's slash move")
+        way = off_page.get(user) if user != alice.id or page_moves else None
+        if way is not None:
+            del off_page[user]
+            if way == "slash":
+                cards = service.hand(channel, user).legal[0].cards
+                await fake.slash(carol, "tienlen play", cards=" ".join(card.code for card in cards))
+            else:
+                await move_in_the_dm(fake, alice)
+            await until(lambda: moved_on(service, channel, before), what=f"the move by {way}")
+            if service.table(channel).game is None or service.table(channel).game.finished:
+                break
             left = len(service.hand(channel, user).cards)
             seat = next(index for index, seat in enumerate(table.seats) if seat.user_id == user)
-            for other in (alice.id, bob.id):  # a move by button shows in the pages: carol's cards left
+            for other in (uid for uid in pages if uid != user):  # a move by button shows in the pages
                 await until(lambda: any(seat_cards(raw, user) == left for raw in pages[other].received),
-                            what="the slash move in the other pages")
+                            what=f"the move by {way} in the other pages")
                 assert str(left) in await pages[other].text_content(f'[data-seat="{seat}"]')
             continue
         quick = await page.query_selector("#quick [data-action='quick']")
@@ -118,7 +141,7 @@ async def test_three_pages_and_an_ai_seat_play_a_whole_game(fake_discord, activi
         if codes and page_moves == 1:  # a move in a page edits the table message
             symbols = " ".join(Card.parse(code).symbol for code in codes)
             await fake.wait_for(lambda: symbols in table_message(fake).text(), what="the table message")
-    assert by_button is None and page_moves >= 3
+    assert not off_page and page_moves >= 3
     for page in pages.values():
         await page.wait_for_selector("#summary:not([hidden])")
         assert page.errors == []
