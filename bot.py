@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import re
 import sys
@@ -92,6 +93,8 @@ class TienLenBot(commands.AutoShardedBot):
         # The Activity's web server (activity/), when ACTIVITY_PORT is set (``activity`` is discord.py's presence).
         self.activity_server = None
         self._our_components = _OUR_COMPONENTS
+        self.freeze_after_start = False
+        """Set by the entry point (one bot a process; not for the many bots of one test process)."""
 
     async def setup_hook(self) -> None:
         self._watch()
@@ -125,6 +128,11 @@ class TienLenBot(commands.AutoShardedBot):
         await self.tables.start(took_over=self.cluster is not None and self.cluster.took_over)
         await self._sync_commands()
         await warming
+        if self.freeze_after_start:
+            # What start-up made (modules, the models, restored tables) lives as long as the process: moved out
+            # of the collector's reach, so each full collection scans only what came since (about half as long).
+            gc.collect()
+            gc.freeze()
 
     async def _serve_activity(self) -> None:
         """The table as a Discord Activity (docs/activity.md): its web server, told of every committed
@@ -298,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_CONFIG
     point_at_endpoints(settings)
     bot = TienLenBot(settings, sync_globally=args.sync, activity_settings=activity_settings)
+    bot.freeze_after_start = True
     try:
         bot.run(settings.discord_token, log_handler=None)
     except Exception as error:
