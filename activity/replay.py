@@ -6,9 +6,9 @@ The same replay as ``/tienlen replay`` and the summary's Replay button
 not finished (a running game's hands are secret, a called-off game never
 ended); on top of that the Activity shows only games played in the client's
 own channel.  A step's words (its title, what the move did, the places and
-payments at the last step) are read back from
-:func:`cogs.layouts.replay.replay_layout`, so no rule of that wording is
-written twice; the seats' cards are the frame's, which a finished game made
+payments at the last step) are :func:`cogs.layouts.replay.replay_words`,
+which the bot's replay message is laid out from, so no rule of that wording
+is written twice; the seats' cards are the frame's, which a finished game made
 public.  One step per answer keeps each frame small
 (:data:`activity.protocol.MAX_STEP` bounds what a client may ask).
 """
@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from activity.views import plain
-from cogs.layouts.replay import caption, replay_layout, seat_status, shown_top
-from cogs.layouts.style import texts
+from cogs.layouts.replay import caption, replay_words, seat_status, shown_top
 from runtime.replays import ReplayRefused
 
 if TYPE_CHECKING:
@@ -40,14 +39,11 @@ def replay_view(game: "ReplayGame", step: int, lang: str) -> dict[str, Any]:
     """Step ``step`` (clamped to the game) of ``game``, worded in ``lang``."""
     replay = game.replay
     frame = replay.frame(step)
-    items = [item.content for item in texts(replay_layout(game, frame.step, lang))]
-    # The layout is: heading, what the step did, the result's blocks (last step only), footer.
-    title = plain(items[0].removeprefix("## "))
-    lines = [plain(line) for line in items[1].splitlines() if line and line != "—"]
-    result = []
-    for block in items[2:-1]:
-        head, _, body = block.partition("\n")
-        result.append({"title": plain(head), "lines": [plain(line) for line in body.splitlines() if line]})
+    words = replay_words(game, frame.step, lang)
+    title = plain(words.title)
+    lines = [plain(line) for said in words.lines for line in said.splitlines() if line]
+    result = [{"title": plain(head), "lines": [plain(line) for line in body.splitlines() if line]}
+              for head, body in words.result]
     top = shown_top(frame)
     return {
         "type": "replay", "game": game.game_id, "step": frame.step, "steps": replay.steps,

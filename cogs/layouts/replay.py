@@ -9,7 +9,7 @@ replay holds no card that was never dealt, and no seed).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 from zoneinfo import ZoneInfo
 
 import discord
@@ -25,9 +25,30 @@ from i18n import t
 from runtime.replays import ReplayGame, step_events
 from tienlen.replay import Frame
 
-__all__ = ["replay_layout", "replay_picture", "target_step", "game_choices", "REPLAY_IMAGE"]
+__all__ = ["ReplayWords", "replay_words", "replay_layout", "replay_picture", "target_step", "game_choices", "REPLAY_IMAGE"]
 
 REPLAY_IMAGE = "replay.jpg"
+
+
+class ReplayWords(NamedTuple):
+    """What one step of a replay says, before it is laid out (the Activity shows the same words)."""
+
+    title: str
+    lines: list[str]
+    """What the step did (the table's own event lines)."""
+    result: list[tuple[str, str]]
+    """On the last step only: (title, body) of each block of the result (places, payments)."""
+
+
+def replay_words(game: ReplayGame, step: int, lang: str) -> ReplayWords:
+    """The words of ``step`` (clamped to the game) of ``game``."""
+    frame = game.replay.frame(step)
+    title = t(lang, "replay.title", number=game.game_id, rules=rules_title(game.rules, lang))
+    lines = [line for line in (event_line(event, lang) for event in step_events(game, frame)) if line]
+    if frame.step == 0:
+        lines.insert(0, t(lang, "replay.deal"))
+    result = _result(game, lang) if frame.step == game.replay.steps else []
+    return ReplayWords(title, lines, result)
 
 
 def replay_layout(game: ReplayGame, step: int, lang: str, *, shared_by: str | None = None) -> ui.LayoutView:
@@ -37,19 +58,15 @@ def replay_layout(game: ReplayGame, step: int, lang: str, *, shared_by: str | No
     one button opens the replay privately for whoever presses it."""
     frame = game.replay.frame(step)
     replay = game.replay
-    last = frame.step == replay.steps
-    title = t(lang, "replay.title", number=game.game_id, rules=rules_title(game.rules, lang))
-    lines = [line for line in (event_line(event, lang) for event in step_events(game, frame)) if line]
-    if frame.step == 0:
-        lines.insert(0, t(lang, "replay.deal"))
-    items: list[ui.Item | None] = [text(shared_by) if shared_by else None, heading(title), text("\n".join(lines) or "—")]
-    if last:
-        items += _result(game, lang)
+    words = replay_words(game, frame.step, lang)
+    items: list[ui.Item | None] = [text(shared_by) if shared_by else None, heading(words.title),
+                                   text("\n".join(words.lines) or "—")]
+    items += [block(title, body) for title, body in words.result]
     items += [picture(REPLAY_IMAGE, description=caption(game, frame, lang)),
               footer(t(lang, "replay.footer", step=frame.step, steps=replay.steps,
                        when=game.started_at.strftime("%Y-%m-%d")))]
     items += [_shared_buttons(game, frame.step, lang)] if shared_by else _step_buttons(game, frame.step, lang)
-    return panel(GOLD if last else accent_for(game.rules), items)
+    return panel(GOLD if frame.step == replay.steps else accent_for(game.rules), items)
 
 
 def replay_picture(game: ReplayGame, step: int, lang: str) -> bytes:
@@ -93,20 +110,20 @@ def target_step(game: ReplayGame, action: str, step: int) -> int:
     return replay.frame(step).step  # share, open: the step itself
 
 
-def _result(game: ReplayGame, lang: str) -> list[ui.Item]:
-    """The last step: places and every payment, in bet units."""
+def _result(game: ReplayGame, lang: str) -> list[tuple[str, str]]:
+    """The last step: places and every payment, in bet units (each block's title and body)."""
     replay, names = game.replay, game.names
-    items: list[ui.Item] = []
+    blocks: list[tuple[str, str]] = []
     if replay.instant_winner is not None:
-        items.append(block(t(lang, "replay.instant"), names[replay.instant_winner]))
+        blocks.append((t(lang, "replay.instant"), names[replay.instant_winner]))
     places = "\n".join(t(lang, "summary.place", place=index + 1, name=names[seat])
                        for index, seat in enumerate(replay.places))
-    items.append(block(t(lang, "summary.places"), places or "—"))
+    blocks.append((t(lang, "summary.places"), places or "—"))
     payments = [t(lang, "replay.payment", payer=names[p.payer], payee=names[p.payee], bets=bets(p.units, lang),
                   reason=t(lang, f"reason.{p.reason.value}"))
                 for p in replay.payments]
-    items.append(block(t(lang, "replay.payments"), "\n".join(payments) or t(lang, "summary.no_payments")))
-    return items
+    blocks.append((t(lang, "replay.payments"), "\n".join(payments) or t(lang, "summary.no_payments")))
+    return blocks
 
 
 def caption(game: ReplayGame, frame: Frame, lang: str) -> str:
