@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from typing import Any, Awaitable, Callable
 
 import aiohttp
@@ -37,6 +38,8 @@ RELAYED_HEADER = "X-Tienlen-Relayed"
 CLOSE_RESTART = 1012
 """RFC 6455 "service restart": the client should reconnect."""
 CONNECT_SECONDS = 3.0
+AVATAR_TIMEOUT = aiohttp.ClientTimeout(total=5.0)
+"""An owner asked for an avatar answers within this, or the page shows initials."""
 
 
 class Relay:
@@ -52,6 +55,8 @@ class Relay:
         self.max_frame = max_frame
         self.send_timeout = send_timeout
         self.carried = 0
+        self.owners: Counter[str] = Counter()
+        """The owners' addresses this process carries clients to now (how many to each)."""
         self._session: aiohttp.ClientSession | None = None
 
     async def close(self) -> None:
@@ -77,14 +82,42 @@ class Relay:
             await goodbye(ws, "moving", lang, CLOSE_RESTART)
             return
         self.carried += 1
-        async with upstream:
-            await upstream.send_str(hello)
-            await self._pump_both(ws, transport, upstream, lang)
+        self.owners[address] += 1
+        try:
+            async with upstream:
+                await upstream.send_str(hello)
+                await self._pump_both(ws, transport, upstream, lang)
+        finally:
+            self.owners[address] -= 1
+            if not self.owners[address]:
+                del self.owners[address]
 
-    async def _connect(self, address: str) -> aiohttp.ClientWebSocketResponse:
+    async def avatar(self, user_id: int, etag: str | None) -> tuple[int, bytes, dict[str, str]] | None:
+        """The avatar of ``user_id`` from an owner this process carries clients to (the page of a carried
+        client asks here, where it loaded): (status, body, headers) of the first owner that knows the user,
+        or None.  Each owner decides with its own rule (seated at a table its clients watch), and a
+        relayed request is never relayed again, so this is no open proxy either."""
+        headers = {RELAYED_HEADER: "1", **({"If-None-Match": etag} if etag else {})}
+        for address in list(self.owners):
+            try:
+                async with self._client().get(f"{address}/api/avatar/{user_id}", headers=headers,
+                                              timeout=AVATAR_TIMEOUT) as answer:
+                    if answer.status == 404:
+                        continue
+                    kept = {name: answer.headers[name] for name in ("Cache-Control", "ETag", "Content-Type")
+                            if name in answer.headers}
+                    return answer.status, await answer.read(), kept
+            except (aiohttp.ClientError, asyncio.TimeoutError, OSError):
+                continue
+        return None
+
+    def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
             self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, connect=CONNECT_SECONDS))
-        return await self._session.ws_connect(f"{address}/ws", headers={RELAYED_HEADER: "1"},
+        return self._session
+
+    async def _connect(self, address: str) -> aiohttp.ClientWebSocketResponse:
+        return await self._client().ws_connect(f"{address}/ws", headers={RELAYED_HEADER: "1"},
                                               max_msg_size=self.max_frame, heartbeat=30.0, autoping=True)
 
     async def _pump_both(self, ws: web.WebSocketResponse, transport: Any,

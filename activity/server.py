@@ -10,7 +10,8 @@ instance's users.  Every later frame is an action that calls the same
 table message, the DMs and the other clients follow as for a click.
 
 ``GET /api/avatar/{user_id}`` serves the avatar of a player at a table a client
-here watches (:mod:`activity.avatars`), and 404 for anyone else.
+here watches (:mod:`activity.avatars`), or asks the owners this process carries
+clients to (their pages load from here), and 404 for anyone else.
 
 A ``replay`` frame is answered with one step of a finished game of the
 client's own table (:mod:`activity.replay`), never of a game still being played.
@@ -178,8 +179,10 @@ class ActivityServer:
         all the page may load.  Only users at a table that a client of this process watches: anyone else is
         404, so the route is no open proxy to Discord."""
         text = request.match_info["user_id"]
-        if not text.isdigit() or len(text) > 20 or not self._shown_here(int(text)):
+        if not text.isdigit() or len(text) > 20:
             return web.json_response({"error": "unknown_user"}, status=404)
+        if not self._shown_here(int(text)):
+            return await self._avatar_elsewhere(request, int(text))
         try:
             picture = await self.avatars.picture(int(text))
         except DiscordUnreachable:
@@ -190,6 +193,16 @@ class ActivityServer:
         if request.headers.get("If-None-Match") == picture.etag:
             return web.Response(status=304, headers=headers)
         return web.Response(body=picture.data, content_type="image/png", headers=headers)
+
+    async def _avatar_elsewhere(self, request: web.Request, user_id: int) -> web.StreamResponse:
+        """The page of a client carried to another process loads its avatars here: asked of the owners."""
+        answer = None
+        if self.relay is not None and RELAYED_HEADER not in request.headers:
+            answer = await self.relay.avatar(user_id, request.headers.get("If-None-Match"))
+        if answer is None:
+            return web.json_response({"error": "unknown_user"}, status=404)
+        status, body, headers = answer
+        return web.Response(status=status, body=body if status != 304 else None, headers=headers)
 
     def _shown_here(self, user_id: int) -> bool:
         """Is ``user_id`` connected, or seated at a table a client of this process watches?"""

@@ -141,3 +141,43 @@ async def test_bad_input_through_the_relay_is_answered_by_the_owner(fake_discord
     await client.wait(lambda frame: frame["type"] == "error" and frame["code"] == "malformed")
     assert [frame["code"] for frame in client.frames if frame["type"] == "error"] == ["binary", "malformed"]
     assert (await client.ask("ping"))["type"] == "pong"  # still connected, nothing changed
+
+
+async def test_the_page_of_a_carried_client_gets_its_tables_avatars_from_the_owner(fake_discord, activity_bot, front,
+                                                                                    connect_front, connect, http):
+    """The page loads from the process its socket landed on, so its avatars are asked there; that process asks
+    the owners it carries clients to, and each owner keeps its own rule (no open proxy on either side)."""
+    from activity.relay import RELAYED_HEADER
+    from tests.fakediscord.activities import png
+
+    fake = fake_discord
+    alice, bob, carol = fake.users[:3]
+    fake.activities.set_avatar(bob, png(9, 90, 200))
+    instance = fake.activities.launch(fake.channel, [alice, bob])
+    carried = await connect_front(alice, instance)
+    direct = await connect(bob, instance)
+    assert (await carried.ask("create"))["type"] == "ok"
+    assert (await direct.ask("join"))["type"] == "ok"
+    at_front = f"http://127.0.0.1:{front.port}/api/avatar"
+
+    async with http.get(f"{at_front}/{bob.id}") as answer:
+        assert answer.status == 200 and answer.content_type == "image/png" and await answer.read() == png(9, 90, 200)
+        etag = answer.headers["ETag"]
+    async with http.get(f"{at_front}/{bob.id}", headers={"If-None-Match": etag}) as same:
+        assert same.status == 304
+    async with http.get(f"{at_front}/{carol.id}") as nobody:  # at no table: the owner says 404, and so does the front
+        assert nobody.status == 404 and (await nobody.json()) == {"error": "unknown_user"}
+    async with http.get(f"{at_front}/{bob.id}", headers={RELAYED_HEADER: "1"}) as relayed:  # never asked on again
+        assert relayed.status == 404
+    await carried.close()
+    await until_no_owner(front)
+    async with http.get(f"{at_front}/{bob.id}") as after:  # no client carried any more: nobody to ask
+        assert after.status == 404
+
+
+async def until_no_owner(front) -> None:
+    for _ in range(250):
+        if not front.relay.owners:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the relay still carries clients to {dict(front.relay.owners)}")
