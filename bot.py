@@ -95,6 +95,7 @@ class TienLenBot(commands.AutoShardedBot):
         self._our_components = _OUR_COMPONENTS
         self.freeze_after_start = False
         """Set by the entry point (one bot a process; not for the many bots of one test process)."""
+        self._freezing: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         self._watch()
@@ -129,10 +130,15 @@ class TienLenBot(commands.AutoShardedBot):
         await self._sync_commands()
         await warming
         if self.freeze_after_start:
-            # What start-up made (modules, the models, restored tables) lives as long as the process: moved out
-            # of the collector's reach, so each full collection scans only what came since (about half as long).
-            gc.collect()
-            gc.freeze()
+            self._freezing = asyncio.create_task(self._freeze_once_ready(), name="gc-freeze")
+
+    async def _freeze_once_ready(self) -> None:
+        """What start-up made (modules, the models, restored tables) lives as long as the process: moved out of
+        the collector's reach, so each full collection scans only what came since (about half as long).  Done
+        once connected, so that the collection it takes first does not delay the gateway after a takeover."""
+        await self.wait_until_ready()
+        gc.collect()
+        gc.freeze()
 
     async def _serve_activity(self) -> None:
         """The table as a Discord Activity (docs/activity.md): its web server, told of every committed
