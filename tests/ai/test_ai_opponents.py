@@ -445,3 +445,35 @@ def test_an_exact_chain_weighs_known_scorer_seats_by_the_scorers_own_likelihood(
             assert isinstance(player.last_chain.model.models["scorer"], ScorerModel)
             chained += 1
     assert chained
+
+
+def test_scorer_table_depth_searches_own_later_turns_only_at_a_table_of_known_scorer_seats(monkeypatch):
+    views = (_searched_view("mien-nam", seed) for seed in range(20))
+    view = next(view for view in views if len(view.legal_plays) > 1)  # a choice that is searched
+    others = [seat for seat in range(4) if seat != view.seat]
+    scorer_table = tuple("hard" if seat == view.seat else ("normal", "hard", "normal")[others.index(seat)]
+                         if seat in others else None for seat in range(4))
+    with_person = tuple(None if seat == others[0] else level for seat, level in enumerate(scorer_table))
+    easy_table = tuple("easy" if seat != view.seat else "hard" for seat in range(4))
+    nested = []
+    original = HardPlayer._nested
+
+    def counting(self, *args):
+        nested.append(self.depth)
+        return original(self, *args)
+
+    monkeypatch.setattr(HardPlayer, "_nested", counting)
+    player = HardPlayer(samples=2, burn_in_steps=20, thinning=2, scorer_table_depth=1)
+    player.choose(view, random.Random(1), scorer_table)
+    assert player.depth == 1 and nested and set(nested) == {1}  # every play-out searched its next own turn
+    for table in (with_person, easy_table, None):  # a person, or seats the play-outs model only roughly
+        nested.clear()
+        player.choose(view, random.Random(1), table)
+        assert player.depth == 0 and not nested
+    plain = HardPlayer(samples=2, burn_in_steps=20, thinning=2)  # off by default
+    plain.choose(view, random.Random(1), scorer_table)
+    assert plain.depth == 0
+    for table in (with_person, easy_table):  # elsewhere the option changes nothing
+        moves = [HardPlayer(samples=3, burn_in_steps=20, thinning=2, scorer_table_depth=depth).choose(
+            view, random.Random(7), table) for depth in (0, 1)]
+        assert moves[0] == moves[1]

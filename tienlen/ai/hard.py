@@ -67,7 +67,13 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   own turns are searched too, inside that world (its best ``inner_width``
   options plus pass, each finished once by the world's players, every hand of
   the world visible), before the scorer plays the rest.  Dearer worlds: fewer
-  of them in the budget.
+  of them in the budget;
+* ``scorer_table_depth``: ``inner_moves`` for the decisions at a table whose
+  other seats are all AI played as the scorer (``normal`` or ``hard``, told by
+  ``levels``, where the scorer is trained): there the play-outs model those
+  seats exactly, which is where depth measured a gain (issue 44, third step);
+  elsewhere ``inner_moves`` applies.  Opt-in: over 500 games paired with
+  one-ply ``hard`` at that table it measured no gain (BENCHMARKS.md).
 
 Worlds are drawn while one more fits in ``budget_ms`` (wall clock, from the
 start of the decision; the first ``burn_in_share`` of it warms the chain
@@ -173,6 +179,7 @@ class HardPlayer:
         resample: int = 1,
         specialists: bool = False,
         exact_chain: bool = False,
+        scorer_table_depth: int = 0,
     ) -> None:
         self.budget_ms = budget_ms
         self.samples = samples
@@ -218,6 +225,10 @@ class HardPlayer:
         """How many of this seat's own later turns each play-out searches in its world (0: none)."""
         self.inner_width = inner_width
         """At those turns: how many of the ranking's best options are played out (plus pass)."""
+        self.scorer_table_depth = scorer_table_depth
+        """``inner_moves`` at a table whose other seats are all known to play as the scorer."""
+        self.depth = inner_moves
+        """The own later turns searched in the play-outs of the current decision."""
         self.resample = resample
         """With seats known to be the scorer: each world is picked from this many
         of the chain's deals, weighted by the scorer's own likelihood of those
@@ -272,6 +283,7 @@ class HardPlayer:
             return None
         self.hero_scorer = self._hero_scorer(levels, situation.seat)
         types = self._opponents(situation, levels)
+        self.depth = self._depth(situation, types)
         if not situation.on_turn:
             if self.search_chops and (self.scorer is None or self._uses_scorer(situation)):
                 return self._search(view, [*situation.legal[: self.width], None], rng, start, 0.0, types)
@@ -300,6 +312,18 @@ class HardPlayer:
         if self.types is None and not known:
             return None
         return (self.types or {"heuristic": 1.0}), known
+
+    def _depth(self, situation: Situation, types: "Opponents | None") -> int:
+        """The own later turns to search in this decision's play-outs: more at a
+        table of known scorer seats (``scorer_table_depth``), where the worlds'
+        play-outs are exact models of the other seats."""
+        if not self.scorer_table_depth or types is None:
+            return self.inner_moves
+        known = types[1]
+        others = [seat for seat in range(situation.players) if seat != situation.seat]
+        if all(known.get(seat) == "scorer" for seat in others):
+            return max(self.inner_moves, self.scorer_table_depth)
+        return self.inner_moves
 
     def _hero_scorer(self, levels: "Sequence[str | None] | None", seat: int) -> "Model | None":
         """The scorer of this seat's own moves: a specialist for the table's other
@@ -491,7 +515,7 @@ class HardPlayer:
             else:
                 declined = game.top  # letting the chop go: not offered again on this top
             policies = self._policies(world, seat, kinds)
-            if self.inner_moves:
+            if self.depth:
                 policies[seat] = self._nested(game, seat, policies[seat], kinds)
             play_out(game, policies, decliner=seat, declined=declined)
             results.append(self._value(game, seat))
@@ -499,10 +523,10 @@ class HardPlayer:
 
     def _nested(self, game: "Game", seat: int, hero: Policy, kinds: "Kinds | None") -> Policy:
         """This seat's policy in the play-out of ``game``: its next
-        ``inner_moves`` own turns searched in that play-out's world (the
+        ``depth`` own turns searched in that play-out's world (the
         ranking's best ``inner_width`` options plus pass, each finished once by
         fresh players of the world, so random types are paired), then ``hero``."""
-        searches_left = self.inner_moves
+        searches_left = self.depth
 
         def policy(situation: Situation) -> Combo | None:
             nonlocal searches_left
