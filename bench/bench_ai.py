@@ -34,6 +34,8 @@ pair the per-game results of two ``--json`` files (same ``--seed``, same deals):
     python bench/bench_ai.py --pairing hard-normal --games 200 --budget-ms 100 --hard clock=cpu --json a.json
     python bench/bench_ai.py --pairing hard-normal --games 200 --budget-ms 100 --hard clock=cpu \
         --hard thinning=4 --json b.json
+    python bench/bench_ai.py --compare a.json b.json
+    python bench/bench_ai.py --pool c1.json c2.json runs.json@1   # runs on other seeds as one (FILE@N: a variant)
 
 The bound of ``hard``'s method (``--hard width=N``, ``--hard rollouts=N`` set the
 oracle's candidates and its games per candidate; ``easy`` is random, so use
@@ -521,6 +523,31 @@ def compare(first: str, second: str) -> str:
     return paired(a, b)
 
 
+def pool(paths: list[str]) -> str:
+    """One interval over several ``--json`` runs on distinct deals (e.g. chunks
+    of a long run with different ``--seed``): every game's place and units, one
+    sample per deal.  ``FILE@N`` takes the file's N-th summary (a ``--variant``)."""
+    firsts: dict[int, list[float]] = {}
+    units: dict[int, list[float]] = {}
+    places: dict[int, int] = {}
+    for text in paths:
+        path, _, number = text.partition("@")
+        with open(path, encoding="utf-8") as handle:
+            summary = json.load(handle)[int(number or 0)]
+        for _, deal, place, settled in summary["per_game"]:
+            if deal in firsts and len(firsts[deal]) >= summary["players"]:
+                raise ValueError(f"deal {deal} is in more than one run: pool runs on distinct deals")
+            firsts.setdefault(deal, []).append(float(place == 0))
+            units.setdefault(deal, []).append(float(settled))
+            places[place + 1] = places.get(place + 1, 0) + 1
+    games = sum(places.values())
+    first, first_ci = clustered_mean(firsts)
+    mean_units, units_ci = clustered_mean(units)
+    counts = ", ".join(f"{place}: {count}" for place, count in sorted(places.items()))
+    return (f"{games} games ({len(firsts)} deals): first place {100 * first:.1f} % ± {100 * first_ci:.1f}, "
+            f"units {mean_units:+.3f} ± {units_ci:.3f} (95 % CI over deals); places {counts}")
+
+
 def paired(summary_a: dict, summary_b: dict) -> str:
     """B - A, game by game on the games both played."""
     a = {index: (deal, place, units) for index, deal, place, units in summary_a["per_game"]}
@@ -567,11 +594,16 @@ def main(argv: list[str] | None = None) -> int:
                              "between NULL and NULL + DELTA (alpha = beta = 5 %%)")
     parser.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
                         help="only compare two --json runs game by game (same seed and games)")
+    parser.add_argument("--pool", nargs="+", metavar="FILE[@N]",
+                        help="only pool --json runs on distinct deals (other seeds) into one interval")
     args = parser.parse_args(argv)
     if args.sprt and len(args.variant) > 1:
         parser.error("--sprt tests one hero: use it without several --variant")
     if args.compare:
         print(compare(*args.compare))
+        return 0
+    if args.pool:
+        print(pool(args.pool))
         return 0
     pairings = ["normal-easy", "hard-normal"] if args.pairing == "both" else [args.pairing]
     summaries = []

@@ -32,6 +32,22 @@ def test_paired_runs_on_the_same_deals(tmp_path, capsys):
     assert "8 games (2 deals), B - A: first place +0.0" in capsys.readouterr().out
 
 
+def test_runs_on_other_seeds_pool_into_one_interval_over_their_deals(tmp_path, capsys):
+    bench = _bench()
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert bench.main(["--pairing", "normal-easy", "--games", "8", "--seed", "3", "--json", str(first)]) == 0
+    assert bench.main(["--pairing", "normal-easy", "--games", "4", "--seed", "4", "--json", str(second)]) == 0
+    games = json.loads(first.read_text())[0]["per_game"] + json.loads(second.read_text())[0]["per_game"]
+    capsys.readouterr()
+    assert bench.main(["--pool", str(first), f"{second}@0"]) == 0
+    out = capsys.readouterr().out
+    firsts = sum(place == 0 for _, _, place, _ in games)
+    assert out.startswith(f"12 games (3 deals): first place {100 * firsts / 12:.1f} % ± ")
+    assert f"units {sum(units for *_, units in games) / 12:+.3f} ± " in out
+    with pytest.raises(ValueError):  # the same deals twice would count as more evidence than they are
+        bench.main(["--pool", str(first), str(first)])
+
+
 @pytest.mark.parametrize("ranking", ["heuristic", "scorer"])
 def test_the_oracle_bound_sees_the_true_deal_and_picks_what_plays_out_best(ranking):
     """The bound's search: in the true deal, the candidate it picks finishes
