@@ -176,8 +176,8 @@ class ActivityServer:
     # ------------------------------------------------------------- avatars
     async def avatar(self, request: web.Request) -> web.StreamResponse:
         """A seated (or connected) player's avatar, a 64 px PNG from Discord's CDN through this server, which is
-        all the page may load.  Only users at a table that a client of this process watches: anyone else is
-        404, so the route is no open proxy to Discord."""
+        all the page may load.  Only users at a table that a client of this process watches, or that an owner
+        this process carries clients to vouches for: anyone else is 404, so the route is no open proxy to Discord."""
         text = request.match_info["user_id"]
         if not text.isdigit() or len(text) > 20:
             return web.json_response({"error": "unknown_user"}, status=404)

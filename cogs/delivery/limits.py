@@ -127,7 +127,6 @@ class GlobalPace:
 
     def __init__(self, per_second: float, *, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
-        self.per_second = per_second
         self.burst = max(1.0, per_second / 10)
         self.refill = max(per_second - self.burst, per_second / 2)  # (under 2 a second: close enough)
         self.clock, self.sleep = clock, sleep
