@@ -1,6 +1,7 @@
 """The ``hard`` search's own parts: its budget clock, and keeping the
 heuristic's choice unless the sampled worlds clearly say otherwise."""
 
+import dataclasses
 import random
 import time
 
@@ -70,8 +71,14 @@ def test_an_out_of_turn_chop_is_searched_against_letting_it_go():
     move = player.choose(view, random.Random(0))
     assert player.last_worlds == 4
     assert move is not None and move.bomb is not None
-    # with the scorer, only where it was trained (4 players, mien-nam): here the heuristic answers
+    # with the scorer, only where it plays (trained on 4 players, measured to transfer to 3)
     player = HardPlayer(samples=4, burn_in_steps=10, thinning=2, search_chops=True)
+    assert player.choose(view, random.Random(0)) == move and player.last_worlds == 4
+    # a scorer that does not cover 3 players leaves the answer to the heuristic
+    from tienlen.ai.plus import shipped_model
+
+    untransferred = dataclasses.replace(shipped_model(), info={"presets": ["mien-nam"], "players": [4]})
+    player = HardPlayer(samples=4, burn_in_steps=10, thinning=2, search_chops=True, scorer=untransferred)
     assert player.choose(view, random.Random(0)) == move and player.last_worlds == 0
 
 

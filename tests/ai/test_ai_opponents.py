@@ -1,6 +1,7 @@
 """The opponent model (player types per seat) and the independent-worlds
 options of ``hard``: several chains, batch-means standard errors."""
 
+import dataclasses
 import math
 import random
 
@@ -160,26 +161,27 @@ def test_several_chains_give_the_asked_worlds_and_are_deterministic():
     assert searched >= 2
 
 
-def _searched_view(rules_name: str, seed: int):
+def _searched_view(rules_name: str, seed: int, players: int = 4):
     """A view after a dozen moves, where the other seats have decided enough to learn from."""
-    game = Game.deal(RULESETS[rules_name], 4, seed)
+    game = Game.deal(RULESETS[rules_name], players, seed)
     player = NormalPlayer()
     for _ in range(12):
         apply_move(game, game.turn, player.choose(game.view(game.turn), random.Random(0)))
     return game.view(game.turn)
 
 
-def test_by_default_hard_models_opponent_types_only_where_its_scorer_is_trained():
-    modelled = {"mien-nam": 0, "mien-bac": 0}
-    for rules_name in modelled:
+def test_by_default_hard_models_opponent_types_only_where_its_scorer_plays():
+    # mien-bac with 3 players: the scorer was neither trained there nor measured to transfer
+    modelled = {("mien-nam", 4): 0, ("mien-bac", 3): 0}
+    for rules_name, players in modelled:
         for seed in range(6):
             player = HardPlayer(samples=4, burn_in_steps=20, thinning=2)
-            player.choose(_searched_view(rules_name, seed), random.Random(1))
+            player.choose(_searched_view(rules_name, seed, players), random.Random(1))
             if player.last_types:
                 assert set(next(iter(player.last_types.values()))) == {"heuristic", "easy", "greedy"}
-                modelled[rules_name] += 1
-    assert modelled["mien-nam"] >= 2
-    assert modelled["mien-bac"] == 0  # there every other seat is the heuristic, as before the model
+                modelled[rules_name, players] += 1
+    assert modelled["mien-nam", 4] >= 2
+    assert modelled["mien-bac", 3] == 0  # there every other seat is the heuristic, as before the model
 
 
 def test_an_explicit_prior_applies_everywhere_and_none_turns_the_model_off():
@@ -332,6 +334,8 @@ def test_a_seat_of_known_type_is_that_type_alone_in_the_likelihood_and_the_poste
 
 @pytest.mark.parametrize("given", ["choose", "constructor"])
 def test_hard_plays_ai_seats_as_their_public_level_where_its_model_applies(given):
+    from tienlen.ai.plus import shipped_model
+
     searched = {"mien-nam": 0, "mien-bac": 0}
     for rules_name in searched:
         for seed in range(6):
@@ -339,11 +343,13 @@ def test_hard_plays_ai_seats_as_their_public_level_where_its_model_applies(given
             easy_seat, normal_seat, person = [other for other in range(4) if other != view.seat]
             levels = [None] * 4
             levels[easy_seat], levels[normal_seat], levels[view.seat] = "easy", "normal", "hard"
+            # mien-bac with a scorer that does not cover it (the shipped one transfers to 4 players)
+            scorer = "shipped" if rules_name == "mien-nam" else _trained_only(shipped_model())
             if given == "choose":
-                player = HardPlayer(samples=4, burn_in_steps=20, thinning=2)
+                player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, scorer=scorer)
                 player.choose(view, random.Random(1), levels)
             else:
-                player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, levels=levels)
+                player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, levels=levels, scorer=scorer)
                 player.choose(view, random.Random(1))
             if player.last_types:
                 searched[rules_name] += 1
@@ -351,7 +357,12 @@ def test_hard_plays_ai_seats_as_their_public_level_where_its_model_applies(given
                 assert set(player.last_types[normal_seat]) == {"scorer"}
                 assert set(player.last_types[person]) == {"heuristic", "easy", "greedy"}
     assert searched["mien-nam"] >= 2
-    assert searched["mien-bac"] == 0  # where the scorer is not trained, every other seat stays the heuristic
+    assert searched["mien-bac"] == 0  # where the scorer does not play, every other seat stays the heuristic
+
+
+def _trained_only(model):
+    """``model`` without the rule sets it was measured to transfer to."""
+    return dataclasses.replace(model, info={"presets": ["mien-nam"], "players": [4]})
 
 
 def test_decide_tells_hard_the_public_levels():

@@ -237,6 +237,40 @@ def test_ranked_options_put_going_out_first_and_rank_every_option():
     assert [value for value, _ in ranked] == sorted((value for value, _ in ranked), reverse=True)
 
 
+def _scorer_decides(rules_name: str, players: int) -> bool:
+    """Whether normal+ ever plays otherwise than the heuristic in some positions of ``rules_name``."""
+    for seed in range(30):
+        game = Game.deal(RULESETS[rules_name], players, seed)
+        for _ in range(8):
+            situation = Situation.from_game(game, game.turn)
+            move = plus_move(situation, shipped_model())
+            if move != normal_move(situation):
+                return True
+            apply_move(game, game.turn, move)
+    return False
+
+
+@pytest.mark.parametrize("rules_name, players, plays", [
+    ("mien-nam", 4, True), ("mien-nam", 3, True), ("mien-nam", 2, True), ("iwin", 4, True), ("iwin", 3, True),
+    ("iwin", 2, True), ("mien-bac", 4, True), ("mien-bac", 3, False), ("mien-bac", 2, False)])
+def test_the_shipped_scorer_plays_where_it_was_trained_or_measured_to_transfer(rules_name, players, plays):
+    assert shipped_model().covers(rules_name, players) is plays
+    assert _scorer_decides(rules_name, players) is plays  # elsewhere normal+ is exactly the heuristic
+
+
+def test_transfer_lets_weights_play_elsewhere_and_records_the_measurement(tmp_path):
+    moved = tmp_path / "moved.npz"
+    assert train_main(["transfer", "--weights", str(SHIPPED_WEIGHTS), "--to", "mien-bac:3", "iwin:4",
+                       "--measured", "a note", "--out", str(moved)]) == 0
+    model = load(moved)
+    assert model.info["transfers"] == [["iwin", 4], ["mien-bac", 3]] and model.info["transfer_measured"] == "a note"
+    assert model.covers("mien-bac", 3) and model.covers("mien-nam", 4) and not model.covers("mien-bac", 2)
+    assert all(np.array_equal(model.weights[name], shipped_model().weights[name]) for name in model.weights)
+    with pytest.raises(SystemExit):
+        train_main(["transfer", "--weights", str(SHIPPED_WEIGHTS), "--to", "mien-bac", "--measured", "x",
+                    "--out", str(moved)])
+
+
 # ------------------------------------------------------- told the table's levels
 def test_the_specialist_weights_load_and_every_shipped_weight_is_under_2_mb_together():
     assert set(SPECIALIST_WEIGHTS) == {"easy"}
@@ -267,6 +301,12 @@ def test_normal_plays_the_specialist_only_when_every_other_seat_is_an_ai_of_its_
     assert player.model_for(("normal",) * 4, 1) is player.model  # no specialist for normal seats
     assert player.model_for(None, 1) is player.model
     assert NormalPlusPlayer(levels=("easy",) * 4).model_for(None, 3) is easy  # told once, at construction
+
+    # the specialist was trained and measured at 4-player mien-nam only; elsewhere the general scorer plays
+    iwin = Situation.from_game(Game.deal(RULESETS["iwin"], 4, 1), 0)
+    assert not easy.covers("iwin", 4) and player.model_for(("easy",) * 4, 2, iwin) is player.model
+    southern = Situation.from_game(Game.deal(RULESETS["mien-nam"], 4, 1), 0)
+    assert player.model_for(("easy",) * 4, 2, southern) is easy
 
 
 def test_decide_tells_normal_the_public_levels():

@@ -9,8 +9,10 @@ chop) and only ever returns one of ``view.legal_plays``:
   option ranked by a small learned scorer (:mod:`tienlen.ai.train`, trained on
   true-deal play-outs) over the heuristic's features (the default for AI seats and
   AFK take-over); told the table's public levels, it meets a table of ``easy``
-  AI seats with a scorer trained against them.  Under rules or table sizes the
-  scorer was not trained on it plays as the heuristic;
+  AI seats with a scorer trained against them.  Trained at 4-player mien-nam,
+  the scorer also plays wherever it was measured to beat the heuristic (every
+  preset and table size but mien-bac with 2 or 3 players); there it plays as
+  the heuristic;
 * ``hard`` — :class:`~tienlen.ai.hard.HardPlayer`: determinized Monte Carlo search
   over the learned scorer's best moves, by expected settlement, within a time budget.
 

@@ -5,15 +5,17 @@ For each decision with a real choice:
 
 1. the learned scorer (``normal``, :mod:`tienlen.ai.plus`) ranks every legal
    option and the best ``width`` are kept (plus passing, whenever passing is
-   allowed); under rules the scorer was not trained on, the heuristic
-   (:mod:`tienlen.ai.normal`) ranks its own options instead;
+   allowed); under rules and table sizes where the scorer does not play
+   (:meth:`~tienlen.ai.model.Model.covers`: neither trained nor measured to
+   transfer there), the heuristic (:mod:`tienlen.ai.normal`) ranks its own
+   options instead;
 2. a *world* is sampled: the unseen cards are dealt to the other seats
    consistently with what this seat knows (:mod:`tienlen.ai.sampling`), by a
    Markov chain that favours deals explaining the other seats' past plays
    and passes (:mod:`tienlen.ai.inference`; uniformly when nobody else has
    decided anything yet, or with ``temperature=None``);
 3. in that same world every candidate is played and the game is finished
-   by the model of the other seats — where the scorer is trained, each other
+   by the model of the other seats — where the scorer plays, each other
    seat plays as the *type* (heuristic, easy, greedy) the world drew for it
    from its posterior given its past decisions (``types``, prior
    :data:`DEFAULT_TYPES`), or an AI seat told by ``levels`` as its own level;
@@ -34,7 +36,7 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   player types (``heuristic``, ``easy``, ``greedy``, ``scorer``); the chain weighs deals by
   the mixture, and each world draws each other seat's type from its posterior
   given that world's hand, which then plays that seat in the play-outs.
-  ``"default"`` is :data:`DEFAULT_TYPES` where the scorer is trained; a prior
+  ``"default"`` is :data:`DEFAULT_TYPES` where the scorer plays; a prior
   given explicitly applies everywhere; None models every seat as the heuristic;
 * ``levels`` (also an argument of :meth:`HardPlayer.choose`): each seat's public
   level, as the table shows it.  Where the opponent model applies, an AI seat is
@@ -70,7 +72,7 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   of them in the budget;
 * ``scorer_table_depth``: ``inner_moves`` for the decisions at a table whose
   other seats are all AI played as the scorer (``normal`` or ``hard``, told by
-  ``levels``, where the scorer is trained): there the play-outs model those
+  ``levels``, where the scorer plays): there the play-outs model those
   seats exactly, which is where depth measured a gain (issue 44, third step);
   elsewhere ``inner_moves`` applies.  Opt-in: over 500 games paired with
   one-ply ``hard`` at that table it measured no gain (BENCHMARKS.md).
@@ -116,7 +118,7 @@ HERO_ROLLOUTS = True
 """Whether this seat's own later moves in a play-out are the scorer's (else the heuristic's)."""
 SEARCH_CHOPS = True
 """Whether an out-of-turn chop is searched against letting it go (else the heuristic answers).
-With a scorer, only where the scorer is trained (elsewhere ``hard`` plays as before issue 23)."""
+With a scorer, only where the scorer plays (elsewhere ``hard`` plays as before issue 23)."""
 DEFAULT_TYPES = "heuristic:4,easy:1,greedy:1"
 """The opponent model's prior by default (``types="default"``), applied only where
 the scorer is trained (elsewhere every other seat is the heuristic, as before).
@@ -205,7 +207,7 @@ class HardPlayer:
         self.search_chops = search_chops
         """Search an out-of-turn chop against letting it go (else ``normal`` answers)."""
         self.default_types = types == "default"
-        """Whether the prior is :data:`DEFAULT_TYPES`, used only where the scorer is trained."""
+        """Whether the prior is :data:`DEFAULT_TYPES`, used only where the scorer plays."""
         self.types = parse_prior(DEFAULT_TYPES if self.default_types else types) if isinstance(types, str) else types
         """Prior weights over the other seats' types (:mod:`tienlen.ai.opponents`);
         None: every other seat is the heuristic (no opponent model)."""
@@ -281,7 +283,7 @@ class HardPlayer:
         situation = Situation.from_view(view)
         if not situation.legal:
             return None
-        self.hero_scorer = self._hero_scorer(levels, situation.seat)
+        self.hero_scorer = self._hero_scorer(levels, situation)
         types = self._opponents(situation, levels)
         self.depth = self._depth(situation, types)
         if not situation.on_turn:
@@ -325,14 +327,14 @@ class HardPlayer:
             return max(self.inner_moves, self.scorer_table_depth)
         return self.inner_moves
 
-    def _hero_scorer(self, levels: "Sequence[str | None] | None", seat: int) -> "Model | None":
+    def _hero_scorer(self, levels: "Sequence[str | None] | None", situation: Situation) -> "Model | None":
         """The scorer of this seat's own moves: a specialist for the table's other
-        seats' one level (``specialists``), else the general scorer."""
+        seats' one level (``specialists``) where it covers the rules, else the general scorer."""
         if not self.specialists or self.scorer is None:
             return self.scorer
         from tienlen.ai.plus import table_scorer
 
-        return table_scorer(levels, seat, self.scorer)
+        return table_scorer(levels, situation.seat, self.scorer, situation)
 
     def _uses_scorer(self, situation: Situation) -> bool:
         return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)

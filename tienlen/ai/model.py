@@ -59,10 +59,19 @@ class Model:
     """How many of the leading feature columns it reads."""
 
     def covers(self, preset: str, players: int) -> bool:
-        """Whether the model was trained on this rule set and table size
-        (elsewhere ``normal+`` plays as ``normal``)."""
+        """Whether the model plays this rule set and table size: it was trained
+        there, or it was measured to transfer there (``info["transfers"]``, pairs
+        written by ``python -m tienlen.ai.train transfer``); elsewhere ``normal+``
+        plays as the heuristic.
+
+        >>> model = Model("linear", np.zeros(1), np.ones(1), {"w": np.zeros(1)},
+        ...               {"presets": ["mien-nam"], "players": [4], "transfers": [["iwin", 3]]})
+        >>> model.covers("mien-nam", 4), model.covers("iwin", 3), model.covers("iwin", 4)
+        (True, True, False)
+        """
         presets = self.info.get("presets")
-        return (not presets or preset in presets) and players in self.info.get("players", (players,))
+        trained = (not presets or preset in presets) and players in self.info.get("players", (players,))
+        return trained or [preset, players] in self.info.get("transfers", [])
 
     def inputs(self, rows: np.ndarray) -> np.ndarray:
         raw = linear_inputs(rows) if self.kind == "linear" else rows

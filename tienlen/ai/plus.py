@@ -4,8 +4,11 @@ On its turn it scores every distinct legal play (and passing, when allowed)
 with a model trained on true-deal play-outs (:mod:`tienlen.ai.train`) from
 features its seat may see (:mod:`tienlen.ai.features`), and plays the best.
 Going out is played at once; out of turn (a 4-đôi-thông chop), and under
-rules or table sizes its model was not trained on, it answers as ``normal``
-does.  It reads only a :class:`~tienlen.ai.situation.Situation`,
+rules or table sizes where its model does not play, it answers as the
+heuristic (``normal`` before issue 23) does.  The shipped model was trained at
+4-player mien-nam and plays wherever it was measured to beat the heuristic
+(:meth:`~tienlen.ai.model.Model.covers`: every preset and table size but
+mien-bac with 2 or 3 players, BENCHMARKS.md, issue 44, fourth step).  It reads only a :class:`~tienlen.ai.situation.Situation`,
 so it also runs inside ``hard``'s play-outs and the labelling play-outs.
 
 The shipped weights are ``weights/normal_plus.npz`` beside this module.  Told
@@ -95,19 +98,29 @@ class NormalPlusPlayer:
 
     def choose(self, view: "SeatView", rng: random.Random,
                levels: "Sequence[str | None] | None" = None) -> Combo | None:
-        return plus_move(Situation.from_view(view), self.model_for(levels, view.seat))
+        situation = Situation.from_view(view)
+        return plus_move(situation, self.model_for(levels, view.seat, situation))
 
-    def model_for(self, levels: "Sequence[str | None] | None", seat: int) -> Model:
+    def model_for(self, levels: "Sequence[str | None] | None", seat: int,
+                  situation: Situation | None = None) -> Model:
         """The specialist for this table's other seats (``levels``, else those
-        given at construction), else the general scorer."""
-        return table_scorer(levels or self.levels, seat, self.model)
+        given at construction) where it covers ``situation``, else the general scorer."""
+        return table_scorer(levels or self.levels, seat, self.model, situation)
 
 
-def table_scorer(levels: "Sequence[str | None] | None", seat: int, general: Model) -> Model:
+def table_scorer(levels: "Sequence[str | None] | None", seat: int, general: Model,
+                 situation: Situation | None = None) -> Model:
     """The specialist for the one level of every seat but ``seat`` (``levels``:
-    each seat's public level), where one is shipped; else ``general``."""
+    each seat's public level), where one is shipped and, given ``situation``,
+    covers its rules and table size; else ``general`` (which may cover rules
+    that the specialist does not)."""
     opponents = table_level(levels, seat) if levels else None
-    return specialist_model(opponents) if opponents in SPECIALIST_WEIGHTS else general
+    if opponents not in SPECIALIST_WEIGHTS:
+        return general
+    specialist = specialist_model(opponents)
+    if situation is not None and not specialist.covers(situation.rules.name, situation.players):
+        return general
+    return specialist
 
 
 def plus_move(situation: Situation, model: Model) -> Combo | None:

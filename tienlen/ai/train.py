@@ -19,6 +19,7 @@ deals 1,000,000 to 1,000,499; :data:`DEFAULT_TRAIN_SEEDS` and
     python -m tienlen.ai.train fit --data labels-r2.npz --features 72 --out first72.npz   # the first 72 features only
     python -m tienlen.ai.train combine --weights old.npz new.npz --out normal_plus.npz   # the mean of two models
     python -m tienlen.ai.train fit --data labels-r6.npz --first-bonus 1 --out first.npz   # first place worth 1 unit more
+    python -m tienlen.ai.train transfer --weights normal_plus.npz --to iwin:4 mien-nam:3 --measured "BENCHMARKS.md, ..." --out normal_plus.npz
 
 Fitting minimises, over the options of each decision, the squared error
 between the model's values (minus their mean over the decision) and the
@@ -45,6 +46,7 @@ import numpy as np
 
 from tienlen.ai.labels import DECISIONS_PER_GAME, label_deals, parse_mixture
 from tienlen.ai.model import Model, linear_inputs, load, mlp_forward, mlp_layers
+from tienlen.rules import RULESETS
 
 __all__ = ["fit_linear", "fit_mlp", "fit_ensemble", "merge_mlps", "combine", "regret", "load_labels", "main", "DEFAULT_TRAIN_SEEDS", "DEFAULT_BANK_SEEDS"]
 
@@ -382,6 +384,26 @@ def bank(args: argparse.Namespace) -> dict:
     return report
 
 
+def _where(text: str) -> list:
+    preset, players = text.rsplit(":", 1)
+    if preset not in RULESETS or not 2 <= int(players) <= 4:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected PRESET:PLAYERS, e.g. iwin:4")
+    return [preset, int(players)]
+
+
+def transfer(model: Model, where: list[list], measured: str) -> Model:
+    """``model`` allowed to play at ``where`` ([preset, players] pairs) beyond what
+    it was trained on; the weights are unchanged.
+
+    >>> model = Model("linear", np.zeros(1), np.ones(1), {"w": np.zeros(1)}, {"presets": ["mien-nam"], "players": [4]})
+    >>> moved = transfer(model, [["iwin", 4]], "BENCHMARKS.md")
+    >>> moved.covers("iwin", 4), moved.covers("iwin", 3), moved.info["transfer_measured"]
+    (True, False, 'BENCHMARKS.md')
+    """
+    info = dict(model.info, transfers=sorted(where), transfer_measured=measured)
+    return Model(model.kind, model.mean, model.scale, model.weights, info, model.features)
+
+
 def _widths(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(","))
 
@@ -418,6 +440,12 @@ def _parser() -> argparse.ArgumentParser:
     combining = commands.add_parser("combine", help="one model that predicts the mean of several MLPs")
     combining.add_argument("--weights", nargs="+", required=True)
     combining.add_argument("--out", required=True)
+    moving = commands.add_parser("transfer", help="let weights play rule sets and table sizes where they were "
+                                                  "measured to beat the heuristic (bench/bench_ai.py)")
+    moving.add_argument("--weights", required=True)
+    moving.add_argument("--to", nargs="+", required=True, type=_where, help="PRESET:PLAYERS, e.g. iwin:4 mien-nam:3")
+    moving.add_argument("--measured", required=True, help="where the measurement is written (goes in the file)")
+    moving.add_argument("--out", required=True)
     scoring = commands.add_parser("bank", help="regret of weights on labelled positions")
     scoring.add_argument("--data", nargs="+", required=True)
     scoring.add_argument("--weights", required=True)
@@ -428,6 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "bank":
         bank(args)
+        return 0
+    if args.command == "transfer":
+        transfer(load(args.weights), args.to, args.measured).save(args.out)
         return 0
     if args.command == "combine":
         combine([load(path) for path in args.weights]).save(args.out)
