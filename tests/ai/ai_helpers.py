@@ -12,6 +12,14 @@ from tienlen.ai.arena import apply_move, offer_out_of_turn
 PRESETS = sorted(RULESETS)
 
 
+def trained_only(model):
+    """``model`` without the settings it was measured to transfer to: it covers
+    only 4-player mien-nam, where it was trained."""
+    import dataclasses
+
+    return dataclasses.replace(model, info={"presets": ["mien-nam"], "players": [4]})
+
+
 def fast_players() -> dict[str, object]:
     """One player per level (``normal`` is the learned scorer), the heuristic,
     and ``hard`` with and without the learned scorer and with the opponent model

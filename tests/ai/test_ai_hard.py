@@ -1,10 +1,10 @@
 """The ``hard`` search's own parts: its budget clock, and keeping the
 heuristic's choice unless the sampled worlds clearly say otherwise."""
 
-import dataclasses
 import random
 import time
 
+from tests.ai.ai_helpers import trained_only
 from tienlen import Game, RULESETS
 from tienlen.ai import HardPlayer, NormalPlayer
 from tienlen.ai.arena import apply_move
@@ -77,8 +77,7 @@ def test_an_out_of_turn_chop_is_searched_against_letting_it_go():
     # a scorer that does not cover 3 players leaves the answer to the heuristic
     from tienlen.ai.plus import shipped_model
 
-    untransferred = dataclasses.replace(shipped_model(), info={"presets": ["mien-nam"], "players": [4]})
-    player = HardPlayer(samples=4, burn_in_steps=10, thinning=2, search_chops=True, scorer=untransferred)
+    player = HardPlayer(samples=4, burn_in_steps=10, thinning=2, search_chops=True, scorer=trained_only(shipped_model()))
     assert player.choose(view, random.Random(0)) == move and player.last_worlds == 0
 
 

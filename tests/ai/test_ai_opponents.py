@@ -1,12 +1,12 @@
 """The opponent model (player types per seat) and the independent-worlds
 options of ``hard``: several chains, batch-means standard errors."""
 
-import dataclasses
 import math
 import random
 
 import pytest
 
+from tests.ai.ai_helpers import trained_only
 from tienlen import RULESETS, Game
 from tienlen.ai import EasyPlayer, GreedyPlayer, HardPlayer, NormalPlayer
 from tienlen.ai.arena import apply_move, offer_out_of_turn
@@ -344,7 +344,7 @@ def test_hard_plays_ai_seats_as_their_public_level_where_its_model_applies(given
             levels = [None] * 4
             levels[easy_seat], levels[normal_seat], levels[view.seat] = "easy", "normal", "hard"
             # mien-bac with a scorer that does not cover it (the shipped one transfers to 4 players)
-            scorer = "shipped" if rules_name == "mien-nam" else _trained_only(shipped_model())
+            scorer = "shipped" if rules_name == "mien-nam" else trained_only(shipped_model())
             if given == "choose":
                 player = HardPlayer(samples=4, burn_in_steps=20, thinning=2, scorer=scorer)
                 player.choose(view, random.Random(1), levels)
@@ -358,11 +358,6 @@ def test_hard_plays_ai_seats_as_their_public_level_where_its_model_applies(given
                 assert set(player.last_types[person]) == {"heuristic", "easy", "greedy"}
     assert searched["mien-nam"] >= 2
     assert searched["mien-bac"] == 0  # where the scorer does not play, every other seat stays the heuristic
-
-
-def _trained_only(model):
-    """``model`` without the rule sets it was measured to transfer to."""
-    return dataclasses.replace(model, info={"presets": ["mien-nam"], "players": [4]})
 
 
 def test_decide_tells_hard_the_public_levels():

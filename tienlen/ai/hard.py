@@ -121,7 +121,7 @@ SEARCH_CHOPS = True
 With a scorer, only where the scorer plays (elsewhere ``hard`` plays as before issue 23)."""
 DEFAULT_TYPES = "heuristic:4,easy:1,greedy:1"
 """The opponent model's prior by default (``types="default"``), applied only where
-the scorer is trained (elsewhere every other seat is the heuristic, as before).
+the scorer plays (elsewhere every other seat is the heuristic, as before).
 Measured paired against no opponent model, 400 games each at 300 ms of CPU:
 vs 3 × heuristic −1.0 ± 4.2 points, vs 3 × easy +6.2 ± 4.4, vs 3 × greedy
 +10.0 ± 3.8 (BENCHMARKS.md); people and other bots are not the heuristic."""

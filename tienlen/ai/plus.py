@@ -8,8 +8,9 @@ rules or table sizes where its model does not play, it answers as the
 heuristic (``normal`` before issue 23) does.  The shipped model was trained at
 4-player mien-nam and plays wherever it was measured to beat the heuristic
 (:meth:`~tienlen.ai.model.Model.covers`: every preset and table size but
-mien-bac with 2 or 3 players, BENCHMARKS.md, issue 44, fourth step).  It reads only a :class:`~tienlen.ai.situation.Situation`,
-so it also runs inside ``hard``'s play-outs and the labelling play-outs.
+mien-bac with 2 or 3 players, BENCHMARKS.md, issue 44, fourth step).  It
+reads only a :class:`~tienlen.ai.situation.Situation`, so it also runs inside
+``hard``'s play-outs and the labelling play-outs.
 
 The shipped weights are ``weights/normal_plus.npz`` beside this module.  Told
 every seat's public AI level (as the bot tells it), it plays a table whose
