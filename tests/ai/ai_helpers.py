@@ -20,6 +20,14 @@ def trained_only(model):
     return dataclasses.replace(model, info={"presets": ["mien-nam"], "players": [4]})
 
 
+def without_rules_scorers(monkeypatch) -> None:
+    """Take away the scorers trained for the rules the general one does not cover
+    (:data:`tienlen.ai.plus.RULES_WEIGHTS`): there the heuristic then decides, as before them."""
+    import tienlen.ai.plus as plus
+
+    monkeypatch.setattr(plus, "rules_models", lambda: ())
+
+
 def fast_players() -> dict[str, object]:
     """One player per level (``normal`` is the learned scorer), the heuristic,
     and ``hard`` with and without the learned scorer and with the opponent model

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tests.ai.ai_helpers import trained_only
+from tests.ai.ai_helpers import trained_only, without_rules_scorers
 from tienlen import RULESETS, Game
 from tienlen.ai import EasyPlayer, GreedyPlayer, HardPlayer, NormalPlayer
 from tienlen.ai.arena import apply_move, offer_out_of_turn
@@ -170,8 +170,10 @@ def _searched_view(rules_name: str, seed: int, players: int = 4):
     return game.view(game.turn)
 
 
-def test_by_default_hard_models_opponent_types_only_where_its_scorer_plays():
-    # mien-bac with 3 players: the scorer was neither trained there nor measured to transfer
+def test_by_default_hard_models_opponent_types_only_where_its_scorer_plays(monkeypatch):
+    # mien-bac with 3 players and no rules scorer: the general scorer was neither trained there
+    # nor measured to transfer
+    without_rules_scorers(monkeypatch)
     modelled = {("mien-nam", 4): 0, ("mien-bac", 3): 0}
     for rules_name, players in modelled:
         for seed in range(6):
@@ -182,6 +184,17 @@ def test_by_default_hard_models_opponent_types_only_where_its_scorer_plays():
                 modelled[rules_name, players] += 1
     assert modelled["mien-nam", 4] >= 2
     assert modelled["mien-bac", 3] == 0  # there every other seat is the heuristic, as before the model
+
+
+def test_hard_models_opponent_types_under_northern_rules_at_three_players_with_their_scorer():
+    modelled = 0
+    for seed in range(6):
+        player = HardPlayer(samples=4, burn_in_steps=20, thinning=2)
+        player.choose(_searched_view("mien-bac", seed, 3), random.Random(1))
+        if player.last_types:
+            assert set(next(iter(player.last_types.values()))) == {"heuristic", "easy", "greedy"}
+            modelled += 1
+    assert modelled >= 2
 
 
 def test_an_explicit_prior_applies_everywhere_and_none_turns_the_model_off():
@@ -451,6 +464,29 @@ def test_an_exact_chain_weighs_known_scorer_seats_by_the_scorers_own_likelihood(
             assert isinstance(player.last_chain.model.models["scorer"], ScorerModel)
             chained += 1
     assert chained
+
+
+def test_a_colder_exact_likelihood_tells_the_true_hand_of_a_scorer_seat_more_sharply():
+    from tienlen.ai.opponents import ScorerModel
+    from tienlen.ai.plus import shipped_model
+
+    game, view, decisions = _table_played_by("scorer", 5001, 40)
+    true_hand = game.hand_mask(2)
+    swapped = true_hand ^ (true_hand & -true_hand) ^ (game.hand_mask(3) & -game.hand_mask(3))  # one card traded
+    margins = []
+    for temperature in (0.2, 0.02):
+        model = ScorerModel(view, decisions, shipped_model(), temperature)
+        margins.append(model.seat_log_likelihood(2, true_hand) - model.seat_log_likelihood(2, swapped))
+    assert 0 < margins[0] < margins[1]  # the true hand explains the decisions better, and more so when colder
+    hard = HardPlayer(samples=2, burn_in_steps=10, thinning=2, exact_chain=True, exact_temperature=0.02,
+                      levels=["normal"] * 4)
+    for seed in range(6):
+        hard.choose(_searched_view("mien-nam", seed), random.Random(1))
+        if hard.last_chain is not None:
+            assert hard.last_chain.model.models["scorer"].temperature == 0.02
+            break
+    else:
+        pytest.fail("no decision was searched")
 
 
 def test_scorer_table_depth_searches_own_later_turns_only_at_a_table_of_known_scorer_seats(monkeypatch):

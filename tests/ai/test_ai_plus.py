@@ -11,11 +11,13 @@ from tienlen.ai.features import CONTEXT_NAMES, FEATURES, OPTION_NAMES, Decision,
 from tienlen.ai.labels import LabelSet, finish, label_deal, label_deals, parse_mixture, policy_of, seat_policies
 from tienlen.ai.model import load, mlp_forward
 from tienlen.ai.normal import normal_move
-from tienlen.ai.plus import (SHIPPED_WEIGHTS, SPECIALIST_WEIGHTS, NormalPlusPlayer, plus_move, ranked_options,
-                             shipped_model, specialist_model)
+from tienlen.ai.plus import (RULES_WEIGHTS, SHIPPED_WEIGHTS, SPECIALIST_WEIGHTS, NormalPlusPlayer, for_table,
+                             plays_at, plus_move, ranked_options, rules_models, shipped_model, specialist_model)
 from tienlen.ai.situation import Situation
 from tienlen.ai.train import (_gradients, _initial, fit_ensemble, fit_linear, fit_mlp, group_mean, load_labels,
                               main as train_main, merge_mlps, regret, split)
+
+from tests.ai.ai_helpers import trained_only, without_rules_scorers
 
 
 def _midgame(seed: int, actions: int = 10) -> Game:
@@ -195,6 +197,22 @@ def test_the_trainer_runs_end_to_end_on_a_tiny_set(tmp_path):
     assert train_main(["bank", "--data", str(tmp_path / "tiny-labels.npz"), "--weights", str(weights)]) == 0
 
 
+def test_labels_and_fits_at_other_table_sizes_record_the_size_and_cover_only_it(tmp_path):
+    labels = LabelSet()
+    for deal in range(20, 24):
+        label_deal("mien-bac", deal, None, labels, per_game=8, opponents=parse_mixture("normal:1,easy:1"), players=3)
+    assert labels.decisions > 0 and labels.arrays()["rows"].shape[1] == FEATURES
+    data = tmp_path / "three.npz"
+    weights = tmp_path / "three-weights.npz"
+    assert train_main(["label", "--preset", "mien-bac", "--players", "3", "--seeds", "20:24", "--opponents",
+                       "normal:1,easy:1", "--per-game", "8", "--out", str(data)]) == 0
+    assert np.array_equal(np.load(data)["values"], labels.arrays()["values"])  # the CLI labels the same deals
+    assert train_main(["fit", "--data", str(data), "--hidden", "4", "--epochs", "1", "--out", str(weights)]) == 0
+    model = load(weights)
+    assert model.info["players"] == [3] and model.info["data"][0]["players"] == 3
+    assert model.covers("mien-bac", 3) and not model.covers("mien-bac", 4) and not model.covers("mien-nam", 3)
+
+
 def test_labelling_can_stop_early_and_says_how_far_it_got():
     calls = iter(range(100))
     labels, done = label_deals("mien-nam", range(200, 300), None, stop=lambda: next(calls) >= 2)
@@ -237,13 +255,13 @@ def test_ranked_options_put_going_out_first_and_rank_every_option():
     assert [value for value, _ in ranked] == sorted((value for value, _ in ranked), reverse=True)
 
 
-def _scorer_decides(rules_name: str, players: int) -> bool:
+def _scorer_decides(rules_name: str, players: int, model=None) -> bool:
     """Whether normal+ ever plays otherwise than the heuristic in some positions of ``rules_name``."""
     for seed in range(30):
         game = Game.deal(RULESETS[rules_name], players, seed)
         for _ in range(8):
             situation = Situation.from_game(game, game.turn)
-            move = plus_move(situation, shipped_model())
+            move = plus_move(situation, model or shipped_model())
             if move != normal_move(situation):
                 return True
             apply_move(game, game.turn, move)
@@ -253,9 +271,35 @@ def _scorer_decides(rules_name: str, players: int) -> bool:
 @pytest.mark.parametrize("rules_name, players, plays", [
     ("mien-nam", 4, True), ("mien-nam", 3, True), ("mien-nam", 2, True), ("iwin", 4, True), ("iwin", 3, True),
     ("iwin", 2, True), ("mien-bac", 4, True), ("mien-bac", 3, False), ("mien-bac", 2, False)])
-def test_the_shipped_scorer_plays_where_it_was_trained_or_measured_to_transfer(rules_name, players, plays):
+def test_the_shipped_scorer_plays_where_it_was_trained_or_measured_to_transfer(rules_name, players, plays,
+                                                                             monkeypatch):
+    without_rules_scorers(monkeypatch)
     assert shipped_model().covers(rules_name, players) is plays
     assert _scorer_decides(rules_name, players) is plays  # elsewhere normal+ is exactly the heuristic
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_scorer_trained_for_northern_rules_plays_where_the_general_one_does_not(players):
+    general = shipped_model()
+    northern = for_table(general, "mien-bac", players)
+    assert northern is not general and northern in rules_models()
+    assert northern.covers("mien-bac", players) and not general.covers("mien-bac", players)
+    assert northern.info["presets"] == ["mien-bac"] and players in northern.info["players"]
+    assert plays_at(general, "mien-bac", players) and _scorer_decides("mien-bac", players)
+    # the general scorer still plays wherever it covers the table, and a model that covers
+    # neither rules nor size falls back to the heuristic
+    assert for_table(general, "mien-bac", 4) is general and for_table(general, "iwin", players) is general
+    assert not plays_at(trained_only(general), "iwin", players)
+
+
+def test_the_ranking_hard_searches_is_the_northern_scorers_there():
+    game = Game.deal(RULESETS["mien-bac"], 3, 5)
+    for _ in range(6):
+        apply_move(game, game.turn, normal_move(Situation.from_game(game, game.turn)))
+    situation = Situation.from_game(game, game.turn)
+    northern = for_table(shipped_model(), "mien-bac", 3)
+    assert ranked_options(situation, shipped_model()) == ranked_options(situation, northern)
+    assert plus_move(situation, shipped_model()) == plus_move(situation, northern)
 
 
 def test_transfer_lets_weights_play_elsewhere_and_records_the_measurement(tmp_path):
@@ -339,3 +383,13 @@ def test_decide_tells_normal_the_public_levels():
 def test_feature_names_are_unique():
     names = OPTION_NAMES + CONTEXT_NAMES
     assert len(set(names)) == len(names) == FEATURES
+
+
+def test_every_shipped_weights_file_loads_records_where_it_came_from_and_stays_under_five_megabytes():
+    files = sorted(SHIPPED_WEIGHTS.parent.glob("*.npz"))
+    assert {SHIPPED_WEIGHTS, *SPECIALIST_WEIGHTS.values(), *RULES_WEIGHTS} == set(files)
+    for path in files:
+        assert path.stat().st_size <= 5 * 1024 * 1024
+        model = load(path)
+        assert model.info.get("data") or model.info.get("combined")  # its labels, or the models it averages
+        assert model.info["presets"] and model.info["players"]

@@ -5,10 +5,11 @@ For each decision with a real choice:
 
 1. the learned scorer (``normal``, :mod:`tienlen.ai.plus`) ranks every legal
    option and the best ``width`` are kept (plus passing, whenever passing is
-   allowed); under rules and table sizes where the scorer does not play
-   (:meth:`~tienlen.ai.model.Model.covers`: neither trained nor measured to
-   transfer there), the heuristic (:mod:`tienlen.ai.normal`) ranks its own
-   options instead;
+   allowed).  Under Northern rules with 2 or 3 players the scorer is the one
+   trained there (:func:`tienlen.ai.plus.for_table`); where no scorer plays
+   at the table (:func:`tienlen.ai.plus.plays_at`: neither trained nor
+   measured to transfer there), the heuristic (:mod:`tienlen.ai.normal`)
+   ranks its own options instead;
 2. a *world* is sampled: the unseen cards are dealt to the other seats
    consistently with what this seat knows (:mod:`tienlen.ai.sampling`), by a
    Markov chain that favours deals explaining the other seats' past plays
@@ -44,6 +45,10 @@ Options (issue 23, steps 3 and 4; each measured in BENCHMARKS.md):
   ``easy`` as ``easy``) and people keep the prior;
 * ``exact_chain``: with seats known to be the scorer, the chain itself weighs
   their decisions by the scorer's own likelihood (a diagnostic);
+* ``exact_temperature``: that likelihood's softmax temperature in bet units
+  (default 0.2; towards 0 it nears "a scorer seat plays its best-valued
+  option", which ``normal`` does: no sharper guess measured a gain, issue 44,
+  fifth step);
 * ``specialists``: told the levels, at a table whose other seats are all AI
   of one level with a specialist scorer (as ``normal`` plays there), this
   seat's options are ranked and its own later moves played by that scorer;
@@ -97,8 +102,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 from tienlen.ai.arena import MAX_ACTIONS, Policy, apply_move, play_out
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
 from tienlen.ai.inference import DEFAULT_TEMPERATURE, DealSampler, OpponentModel, record_decisions
-from tienlen.ai.opponents import (TypedModel, draw_types, known_types, normal_heuristic, parse_prior, policy_for,
-                                  seat_prior)
+from tienlen.ai.opponents import (SCORER_TEMPERATURE, TypedModel, draw_types, known_types, normal_heuristic,
+                                  parse_prior, policy_for, seat_prior)
 from tienlen.ai.sampling import SET_ASIDE, WorldBuilder, apply_plain
 from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
@@ -181,6 +186,7 @@ class HardPlayer:
         resample: int = 1,
         specialists: bool = False,
         exact_chain: bool = False,
+        exact_temperature: float = SCORER_TEMPERATURE,
         scorer_table_depth: int = 0,
     ) -> None:
         self.budget_ms = budget_ms
@@ -240,6 +246,10 @@ class HardPlayer:
         the scorer's own likelihood instead of the heuristic's (a diagnostic of
         how much the inference can tell: no better than uniform deals, and
         dearer, in BENCHMARKS.md step 14)."""
+        self.exact_temperature = exact_temperature
+        """The temperature (bet units) of the scorer's own likelihood for ``exact_chain``
+        and ``resample``: the lower, the closer to "a known scorer seat plays its
+        best-valued option" (it does: ``normal`` is deterministic)."""
         self.specialists = specialists
         """Told the levels, at a table whose other seats are all AI of one level that
         has a specialist scorer (:data:`tienlen.ai.plus.SPECIALIST_WEIGHTS`), rank
@@ -337,7 +347,11 @@ class HardPlayer:
         return table_scorer(levels, situation.seat, self.scorer, situation)
 
     def _uses_scorer(self, situation: Situation) -> bool:
-        return self.scorer is not None and self.scorer.covers(situation.rules.name, situation.players)
+        if self.scorer is None:
+            return False
+        from tienlen.ai.plus import plays_at
+
+        return plays_at(self.scorer, situation.rules.name, situation.players)
 
     def _switch_z(self, situation: Situation) -> float:
         if self.switch_z is not None:
@@ -483,7 +497,7 @@ class HardPlayer:
             scorer = self.scorer if self.tell_scorer else None
             exact = self.scorer if self.resample > 1 or self.exact_chain else None
             return TypedModel(view, recorded, prior, self.temperature, self.weights, scorer, known, exact,
-                              exact_chain=self.exact_chain)
+                              exact_chain=self.exact_chain, exact_temperature=self.exact_temperature)
         return OpponentModel(view, recorded, self.temperature, self.weights)
 
     def _draw_types(self, model, hands: dict[int, int], rng: random.Random,
@@ -572,7 +586,11 @@ class HardPlayer:
 
     def _hero_policy(self, world: "Game") -> "Callable[[Situation], Combo | None] | None":
         scorer = self.hero_scorer
-        if scorer is None or not self.hero_rollouts or not scorer.covers(world.rules.name, world.players):
+        if scorer is None or not self.hero_rollouts:
+            return None
+        from tienlen.ai.plus import plays_at
+
+        if not plays_at(scorer, world.rules.name, world.players):
             return None
         return lambda situation: plus_move(situation, scorer)
 

@@ -118,22 +118,23 @@ class LabelSet:
 
 
 def label_deal(preset: str, deal: int, model: Model | None, labels: LabelSet,
-               per_game: int = DECISIONS_PER_GAME, opponents: list[tuple[str, float]] | None = None) -> None:
-    """Play deal ``deal`` and label about ``per_game`` of its decisions.
+               per_game: int = DECISIONS_PER_GAME, opponents: list[tuple[str, float]] | None = None,
+               players: int = 4) -> None:
+    """Play deal ``deal`` at a table of ``players`` and label about ``per_game`` of its decisions.
 
     Without ``opponents`` every seat plays the labelling policy and any seat's
     decision may be labelled; with a mixture, one seat (drawn from the deal's
     generator) plays the labelling policy and is the only one labelled, and
     each other seat plays a type drawn from the mixture.
     """
-    game = Game.deal(RULESETS[preset], 4, deal)
-    chooser = random.Random(f"labels:{preset}:{deal}")
+    game = Game.deal(RULESETS[preset], players, deal)
+    chooser = random.Random(f"labels:{preset}:{deal}" if players == 4 else f"labels:{preset}:{players}:{deal}")
     if opponents is None:
-        types, labelled, share = ["policy"] * 4, {0, 1, 2, 3}, per_game / 40.0
+        types, labelled, share = ["policy"] * players, set(range(players)), per_game / 40.0
     else:
         names, weights = zip(*opponents)
-        types = chooser.choices(names, weights, k=4)
-        hero = chooser.randrange(4)
+        types = chooser.choices(names, weights, k=players)
+        hero = chooser.randrange(players)
         types[hero] = "policy"
         labelled, share = {hero}, per_game / 10.0
     policies = seat_policies(types, model, f"{deal}:game")
@@ -169,7 +170,7 @@ def _label_decision(game: Game, situation: Situation, types: list[str], model: M
 
 def label_deals(preset: str, deals: range, model: Model | None, *, per_game: int = DECISIONS_PER_GAME,
                 opponents: list[tuple[str, float]] | None = None,
-                stop: Callable[[], bool] = lambda: False) -> tuple[LabelSet, int]:
+                stop: Callable[[], bool] = lambda: False, players: int = 4) -> tuple[LabelSet, int]:
     """Label the deals in order until ``stop()``; returns the labels and how
     many deals were done (so a time-limited run still names its seeds)."""
     labels = LabelSet()
@@ -177,6 +178,6 @@ def label_deals(preset: str, deals: range, model: Model | None, *, per_game: int
     for deal in deals:
         if stop():
             break
-        label_deal(preset, deal, model, labels, per_game, opponents)
+        label_deal(preset, deal, model, labels, per_game, opponents, players)
         done += 1
     return labels, done

@@ -181,7 +181,7 @@ class TypedModel:
     def __init__(self, view: "SeatView", decisions: list[Decision], prior: dict[str, float],
                  temperature: float, weights: Weights = DEFAULT_WEIGHTS, scorer: "Model | None" = None,
                  known: "dict[int, str] | None" = None, exact: "Model | None" = None,
-                 exact_chain: bool = False) -> None:
+                 exact_chain: bool = False, exact_temperature: float = SCORER_TEMPERATURE) -> None:
         self.prior = prior
         self.known = known or {}
         self.models: dict[str, OpponentModel] = {}
@@ -196,12 +196,12 @@ class TypedModel:
         self._logs = {name: math.log(weight) for name, weight in prior.items() if weight > 0}
         self.scorer_model = (ScorerModel(view, decisions, scorer)
                              if scorer is not None and "scorer" in self._logs and len(self._logs) > 1
-                             and scorer.covers(view.rules.name, view.players) else None)
+                             and _plays_at(scorer, view) else None)
         """With a ``scorer`` type and its model: the scorer's own likelihood, which
         tells a ``scorer`` seat from a ``heuristic`` one in :meth:`posterior`."""
-        self.exact_model = (ScorerModel(view, decisions, exact)
+        self.exact_model = (ScorerModel(view, decisions, exact, exact_temperature)
                             if exact is not None and "scorer" in self.known.values()
-                            and exact.covers(view.rules.name, view.players) else None)
+                            and _plays_at(exact, view) else None)
         """With ``exact``: the scorer's own likelihood for the seats known to be the
         scorer, which :meth:`known_correction` sets against the lent one."""
         if exact_chain and self.exact_model is not None:
@@ -266,6 +266,12 @@ class TypedModel:
                 return 0.0  # not kept: the next world's hand may tell
             self._shifts[seat] = shift
         return shift
+
+
+def _plays_at(scorer: "Model", view: "SeatView") -> bool:
+    from tienlen.ai.plus import plays_at  # numpy only where a scorer is used
+
+    return plays_at(scorer, view.rules.name, view.players)
 
 
 def draw_types(weights_by_seat: dict[int, dict[str, float]], rng: random.Random) -> dict[int, str]:

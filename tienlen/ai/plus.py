@@ -8,11 +8,14 @@ rules or table sizes where its model does not play, it answers as the
 heuristic (``normal`` before issue 23) does.  The shipped model was trained at
 4-player mien-nam and plays wherever it was measured to beat the heuristic
 (:meth:`~tienlen.ai.model.Model.covers`: every preset and table size but
-mien-bac with 2 or 3 players, BENCHMARKS.md, issue 44, fourth step).  It
-reads only a :class:`~tienlen.ai.situation.Situation`, so it also runs inside
-``hard``'s play-outs and the labelling play-outs.
+mien-bac with 2 or 3 players, BENCHMARKS.md, issue 44, fourth step).  There a
+scorer trained under those rules and sizes stands in for it (:func:`for_table`,
+:data:`RULES_WEIGHTS`; issue 44, fifth step), so every table has a learned
+scorer.  It reads only a :class:`~tienlen.ai.situation.Situation`, so it also
+runs inside ``hard``'s play-outs and the labelling play-outs.
 
-The shipped weights are ``weights/normal_plus.npz`` beside this module.  Told
+The shipped weights are ``weights/normal_plus.npz`` and
+``weights/normal_plus_mien_bac.npz`` beside this module.  Told
 every seat's public AI level (as the bot tells it), it plays a table whose
 other seats are all AI of one level with a scorer trained against that level,
 where one is shipped (:data:`SPECIALIST_WEIGHTS`); people, and mixed tables,
@@ -39,12 +42,16 @@ if TYPE_CHECKING:
 
     from tienlen.game import SeatView
 
-__all__ = ["NormalPlusPlayer", "plus_move", "ranked_options", "shipped_model", "specialist_model",
-           "load_models", "table_level", "table_scorer", "SHIPPED_WEIGHTS", "SPECIALIST_WEIGHTS"]
+__all__ = ["NormalPlusPlayer", "plus_move", "ranked_options", "shipped_model", "specialist_model", "rules_models",
+           "for_table", "plays_at", "load_models", "table_level", "table_scorer", "SHIPPED_WEIGHTS",
+           "SPECIALIST_WEIGHTS", "RULES_WEIGHTS"]
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights") / "normal_plus.npz"
 SPECIALIST_WEIGHTS = {"easy": SHIPPED_WEIGHTS.with_name("normal_plus_vs_easy.npz")}
 """Scorers trained against one level: played when every other seat is an AI of it."""
+RULES_WEIGHTS = (SHIPPED_WEIGHTS.with_name("normal_plus_mien_bac.npz"),)
+"""Scorers trained under rules and table sizes the general scorer does not cover
+(:func:`for_table`): Northern rules with 2 or 3 players."""
 
 
 @lru_cache(maxsize=1)
@@ -59,11 +66,39 @@ def specialist_model(level: str) -> Model:
     return load(SPECIALIST_WEIGHTS[level])
 
 
+@lru_cache(maxsize=1)
+def rules_models() -> tuple[Model, ...]:
+    """The scorers of :data:`RULES_WEIGHTS` (loaded once per process)."""
+    return tuple(load(path) for path in RULES_WEIGHTS)
+
+
+def for_table(model: Model, preset: str, players: int) -> Model:
+    """``model`` where it plays (:meth:`~tienlen.ai.model.Model.covers`), else the
+    shipped scorer trained under those rules and that table size, if any, else
+    ``model`` (which then leaves the move to the heuristic).
+
+    >>> general = shipped_model()
+    >>> for_table(general, "iwin", 4) is general
+    True
+    >>> for_table(general, "mien-bac", 3).covers("mien-bac", 3), general.covers("mien-bac", 3)
+    (True, False)
+    """
+    if model.covers(preset, players):
+        return model
+    return next((other for other in rules_models() if other.covers(preset, players)), model)
+
+
+def plays_at(model: Model, preset: str, players: int) -> bool:
+    """Whether ``model`` or the rules scorer that stands in for it plays at this table."""
+    return for_table(model, preset, players).covers(preset, players)
+
+
 def load_models() -> None:
-    """Load the general scorer and every specialist now (a bot does it at start-up)."""
+    """Load the general scorer, every specialist and the rules scorers now (a bot does it at start-up)."""
     shipped_model()
     for level in SPECIALIST_WEIGHTS:
         specialist_model(level)
+    rules_models()
 
 
 def table_level(levels: "Sequence[str | None]", seat: int) -> str | None:
@@ -129,6 +164,7 @@ def plus_move(situation: Situation, model: Model) -> Combo | None:
     legal = situation.legal
     if not legal:
         return None
+    model = for_table(model, situation.rules.name, situation.players)
     if not situation.on_turn or not model.covers(situation.rules.name, situation.players):
         return normal_move(situation, DEFAULT_WEIGHTS)
     if len(legal) == 1 and situation.top is None:
@@ -143,6 +179,7 @@ def plus_move(situation: Situation, model: Model) -> Combo | None:
 def ranked_options(situation: Situation, model: Model) -> list[tuple[float, Combo | None]]:
     """Every option with the model's value, best first (for ``hard``'s candidates).
     Going out, when possible, comes first with an infinite value."""
+    model = for_table(model, situation.rules.name, situation.players)
     decision = Decision(situation)
     if decision.finishing is not None:
         return [(float("inf"), decision.moves[decision.finishing])]

@@ -19,6 +19,7 @@ deals 1,000,000 to 1,000,499; :data:`DEFAULT_TRAIN_SEEDS` and
     python -m tienlen.ai.train fit --data labels-r2.npz --features 72 --out first72.npz   # the first 72 features only
     python -m tienlen.ai.train combine --weights old.npz new.npz --out normal_plus.npz   # the mean of two models
     python -m tienlen.ai.train fit --data labels-r6.npz --first-bonus 1 --out first.npz   # first place worth 1 unit more
+    python -m tienlen.ai.train label --preset mien-bac --players 3 --seeds 63000000:63900000 --hours 0.33 --out mb3.npz
     python -m tienlen.ai.train transfer --weights normal_plus.npz --to iwin:4 mien-nam:3 --measured "BENCHMARKS.md, ..." --out normal_plus.npz
 
 Fitting minimises, over the options of each decision, the squared error
@@ -66,10 +67,10 @@ def label(args: argparse.Namespace) -> dict[str, np.ndarray]:
     seeds = parse_seeds(args.seeds)
     started = time.monotonic()
     labels, done = label_deals(args.preset, seeds, model, per_game=args.per_game,
-                               opponents=parse_mixture(args.opponents),
+                               opponents=parse_mixture(args.opponents), players=args.players,
                                stop=lambda: deadline is not None and time.monotonic() >= deadline)
     arrays = labels.arrays()
-    meta = {"preset": args.preset, "seeds": f"{seeds.start}:{seeds.start + done}", "per_game": args.per_game,
+    meta = {"preset": args.preset, "players": args.players, "seeds": f"{seeds.start}:{seeds.start + done}", "per_game": args.per_game,
             "policy": "normal+" if model else "normal", "policy_info": _summary(model) if model else {},
             "opponents": args.opponents or "the labelling policy",
             "decisions": labels.decisions, "options": len(labels.values),
@@ -361,7 +362,8 @@ def fit(args: argparse.Namespace) -> Model:
         args.hidden = list(args.hidden)
     metas = [_meta(path) for path in args.data]
     model.info.update({
-        "presets": sorted({meta["preset"] for meta in metas if "preset" in meta}), "players": [4],
+        "presets": sorted({meta["preset"] for meta in metas if "preset" in meta}),
+        "players": sorted({meta.get("players", 4) for meta in metas}),
         "model": args.model, "hidden": args.hidden if args.model == "mlp" else 0, "seed": args.seed,
         "first_bonus": args.first_bonus,
         "data": metas,
@@ -414,6 +416,7 @@ def _parser() -> argparse.ArgumentParser:
     for name in ("label", "all"):
         command = commands.add_parser(name, help="label deals" + (" and fit" if name == "all" else ""))
         command.add_argument("--preset", default="mien-nam")
+        command.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
         command.add_argument("--seeds", default=DEFAULT_TRAIN_SEEDS, help="deals START:END (END excluded)")
         command.add_argument("--hours", type=float, default=0.0, help="stop labelling after this long (0: no limit)")
         command.add_argument("--per-game", type=int, default=DECISIONS_PER_GAME)
