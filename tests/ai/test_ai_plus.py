@@ -321,7 +321,7 @@ def test_the_specialist_weights_load_and_every_shipped_weight_is_under_2_mb_toge
     for level in SPECIALIST_WEIGHTS:
         assert specialist_model(level).covers("mien-nam", 4)
         assert specialist_model(level) is not shipped_model()
-    sizes = [path.stat().st_size for path in [SHIPPED_WEIGHTS, *SPECIALIST_WEIGHTS.values()]]
+    sizes = [path.stat().st_size for path in [SHIPPED_WEIGHTS, *SPECIALIST_WEIGHTS.values(), *RULES_WEIGHTS]]
     assert sum(sizes) < 2_000_000
 
 
@@ -330,9 +330,11 @@ def test_every_model_can_be_loaded_ahead_of_the_first_move():
 
     shipped_model.cache_clear()
     specialist_model.cache_clear()
+    rules_models.cache_clear()
     load_models()
     assert shipped_model.cache_info().currsize == 1
     assert specialist_model.cache_info().currsize == len(SPECIALIST_WEIGHTS)
+    assert rules_models.cache_info().currsize == 1 and len(rules_models()) == len(RULES_WEIGHTS)
 
 
 def test_normal_plays_the_specialist_only_when_every_other_seat_is_an_ai_of_its_level():
