@@ -11,8 +11,8 @@ chop) and only ever returns one of ``view.legal_plays``:
   AFK take-over); told the table's public levels, it meets a table of ``easy``
   AI seats with a scorer trained against them.  Trained at 4-player mien-nam,
   the scorer also plays wherever it was measured to beat the heuristic (every
-  preset and table size but mien-bac with 2 or 3 players); there it plays as
-  the heuristic;
+  preset and table size but mien-bac with 2 or 3 players); there a scorer
+  trained under those rules and sizes plays instead;
 * ``hard`` — :class:`~tienlen.ai.hard.HardPlayer`: determinized Monte Carlo search
   over the learned scorer's best moves, by expected settlement, within a time budget.
 

@@ -103,7 +103,7 @@ from tienlen.ai.arena import MAX_ACTIONS, Policy, apply_move, play_out
 from tienlen.ai.normal import DEFAULT_WEIGHTS, FINISH, Weights, normal_move, rank_moves
 from tienlen.ai.inference import DEFAULT_TEMPERATURE, DealSampler, OpponentModel, record_decisions
 from tienlen.ai.opponents import (SCORER_TEMPERATURE, TypedModel, draw_types, known_types, normal_heuristic,
-                                  parse_prior, policy_for, seat_prior)
+                                  parse_prior, policy_for, scorer_plays, seat_prior)
 from tienlen.ai.sampling import SET_ASIDE, WorldBuilder, apply_plain
 from tienlen.ai.situation import Situation
 from tienlen.combos import Combo
@@ -347,11 +347,7 @@ class HardPlayer:
         return table_scorer(levels, situation.seat, self.scorer, situation)
 
     def _uses_scorer(self, situation: Situation) -> bool:
-        if self.scorer is None:
-            return False
-        from tienlen.ai.plus import plays_at
-
-        return plays_at(self.scorer, situation.rules.name, situation.players)
+        return scorer_plays(self.scorer, situation.rules.name, situation.players)
 
     def _switch_z(self, situation: Situation) -> float:
         if self.switch_z is not None:
@@ -586,11 +582,7 @@ class HardPlayer:
 
     def _hero_policy(self, world: "Game") -> "Callable[[Situation], Combo | None] | None":
         scorer = self.hero_scorer
-        if scorer is None or not self.hero_rollouts:
-            return None
-        from tienlen.ai.plus import plays_at
-
-        if not plays_at(scorer, world.rules.name, world.players):
+        if not self.hero_rollouts or not scorer_plays(scorer, world.rules.name, world.players):
             return None
         return lambda situation: plus_move(situation, scorer)
 

@@ -128,6 +128,7 @@ def label_deal(preset: str, deal: int, model: Model | None, labels: LabelSet,
     each other seat plays a type drawn from the mixture.
     """
     game = Game.deal(RULESETS[preset], players, deal)
+    # 4-player seeds keep their old name, so earlier label files can be regenerated exactly
     chooser = random.Random(f"labels:{preset}:{deal}" if players == 4 else f"labels:{preset}:{players}:{deal}")
     if opponents is None:
         types, labelled, share = ["policy"] * players, set(range(players)), per_game / 40.0

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from tienlen.game import SeatView
 
 __all__ = ["TYPES", "LEVEL_TYPES", "LowestModel", "ScorerModel", "TypedModel", "parse_prior", "policy_for", "draw_types",
-           "known_types", "seat_prior"]
+           "known_types", "seat_prior", "scorer_plays"]
 
 TYPES = {"heuristic": None, "easy": EASY, "greedy": GREEDY, "scorer": None}
 """Type name -> the lowest-combo chances (wander, lazy, notice_chop), or None for the heuristic's
@@ -196,12 +196,12 @@ class TypedModel:
         self._logs = {name: math.log(weight) for name, weight in prior.items() if weight > 0}
         self.scorer_model = (ScorerModel(view, decisions, scorer)
                              if scorer is not None and "scorer" in self._logs and len(self._logs) > 1
-                             and _plays_at(scorer, view) else None)
+                             and scorer_plays(scorer, view.rules.name, view.players) else None)
         """With a ``scorer`` type and its model: the scorer's own likelihood, which
         tells a ``scorer`` seat from a ``heuristic`` one in :meth:`posterior`."""
         self.exact_model = (ScorerModel(view, decisions, exact, exact_temperature)
                             if exact is not None and "scorer" in self.known.values()
-                            and _plays_at(exact, view) else None)
+                            and scorer_plays(exact, view.rules.name, view.players) else None)
         """With ``exact``: the scorer's own likelihood for the seats known to be the
         scorer, which :meth:`known_correction` sets against the lent one."""
         if exact_chain and self.exact_model is not None:
@@ -268,10 +268,14 @@ class TypedModel:
         return shift
 
 
-def _plays_at(scorer: "Model", view: "SeatView") -> bool:
+def scorer_plays(scorer: "Model | None", preset: str, players: int) -> bool:
+    """Whether ``scorer`` (or the rules scorer that stands in for it,
+    :func:`tienlen.ai.plus.for_table`) plays at this table; False without one."""
+    if scorer is None:
+        return False
     from tienlen.ai.plus import plays_at  # numpy only where a scorer is used
 
-    return plays_at(scorer, view.rules.name, view.players)
+    return plays_at(scorer, preset, players)
 
 
 def draw_types(weights_by_seat: dict[int, dict[str, float]], rng: random.Random) -> dict[int, str]:

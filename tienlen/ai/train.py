@@ -70,7 +70,8 @@ def label(args: argparse.Namespace) -> dict[str, np.ndarray]:
                                opponents=parse_mixture(args.opponents), players=args.players,
                                stop=lambda: deadline is not None and time.monotonic() >= deadline)
     arrays = labels.arrays()
-    meta = {"preset": args.preset, "players": args.players, "seeds": f"{seeds.start}:{seeds.start + done}", "per_game": args.per_game,
+    meta = {"preset": args.preset, "players": args.players, "seeds": f"{seeds.start}:{seeds.start + done}",
+            "per_game": args.per_game,
             "policy": "normal+" if model else "normal", "policy_info": _summary(model) if model else {},
             "opponents": args.opponents or "the labelling policy",
             "decisions": labels.decisions, "options": len(labels.values),
